@@ -1,0 +1,257 @@
+-- create_inbox / drop_inbox and the derived objects (views, claim function) of an inbox.
+
+-- (Re)creates everything derived from an inbox's catalog rows: the views _pending, _dlq,
+-- _stats and (with ordering) next_<name>, and for a managed inbox the claim function.
+-- Called by create_inbox, enable_inbox_ordering, enable_inbox_priority and enable_inbox_tracking.
+CREATE OR REPLACE FUNCTION inbox.rebuild_inbox_objects(p_inbox text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    o inbox.inbox_ordering_config;
+    p inbox.inbox_priority_config;
+    v_table text := inbox.inbox_table(c);
+    v_pending text;      -- predicate: waiting to be processed (not dead)
+    v_dead text;         -- predicate: dead letter
+    v_priority text;     -- expression: claim priority (lower first)
+    v_arrival text;      -- expression list: arrival order
+    v_order text;        -- ORDER BY of _pending and of the claim
+    v_head_guard text := '';
+BEGIN
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = p_inbox;
+
+    IF c.retry_count_column IS NULL THEN
+        v_pending := format('m.%I IS NULL', c.processed_at_column);
+        v_dead := 'false';
+    ELSE
+        v_pending := format('m.%I IS NULL AND m.%I < %s',
+            c.processed_at_column, c.retry_count_column, c.max_retries);
+        v_dead := format('m.%I IS NULL AND m.%I >= %s',
+            c.processed_at_column, c.retry_count_column, c.max_retries);
+    END IF;
+
+    IF c.managed THEN
+        v_priority := 'm.priority';
+        v_arrival := 'm.seq';
+    ELSE
+        v_priority := CASE WHEN p.inbox_name IS NULL THEN '999'
+            ELSE format('coalesce((%L::jsonb ->> m.%I::text)::integer, %s)',
+                        p.priority_map, p.priority_column, p.default_priority) END;
+        v_arrival := CASE WHEN c.received_at_column IS NULL THEN format('m.%I', c.id_column)
+            ELSE format('m.%I, m.%I', c.received_at_column, c.id_column) END;
+    END IF;
+    v_order := v_priority || ', ' || v_arrival;
+
+    EXECUTE format('DROP VIEW IF EXISTS inbox.%I', p_inbox || '_pending');
+    EXECUTE format('CREATE VIEW inbox.%I AS SELECT m.* FROM %s m WHERE %s ORDER BY %s',
+        p_inbox || '_pending', v_table, v_pending, v_order);
+
+    EXECUTE format('DROP VIEW IF EXISTS inbox.%I', p_inbox || '_dlq');
+    EXECUTE format('CREATE VIEW inbox.%I AS SELECT m.* FROM %s m WHERE %s ORDER BY %s',
+        p_inbox || '_dlq', v_table, v_dead, v_arrival);
+
+    EXECUTE format('DROP VIEW IF EXISTS inbox.%I', p_inbox || '_stats');
+    EXECUTE format($v$CREATE VIEW inbox.%I AS
+        SELECT m.%I AS event_type,
+               count(*) FILTER (WHERE %s) AS pending,
+               count(*) FILTER (WHERE m.%I IS NOT NULL) AS processed,
+               count(*) FILTER (WHERE %s) AS dead,
+               count(*) AS total
+        FROM %s m GROUP BY m.%I$v$,
+        p_inbox || '_stats', c.event_type_column, v_pending, c.processed_at_column, v_dead,
+        v_table, c.event_type_column);
+
+    EXECUTE format('DROP VIEW IF EXISTS inbox.%I', 'next_' || p_inbox);
+    IF o.inbox_name IS NOT NULL THEN
+        -- The next unprocessed message of every aggregate, dead or backing off included:
+        -- such a head blocks its aggregate (see docs/consuming.md).
+        EXECUTE format('CREATE VIEW inbox.%I AS SELECT DISTINCT ON (m.%I) m.* FROM %s m WHERE m.%I IS NULL AND m.%I IS NOT NULL ORDER BY m.%I, m.%I, %s',
+            'next_' || p_inbox, o.aggregate_column, v_table, c.processed_at_column,
+            o.aggregate_column, o.aggregate_column, o.sequence_column, v_arrival);
+        -- A message may be claimed only when no earlier message of its aggregate is unprocessed.
+        -- Rows the claiming transaction holds still look unprocessed to every other worker,
+        -- so two workers never hold messages of one aggregate at once.
+        v_head_guard := format(
+            ' AND (m.%1$I IS NULL OR NOT EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = m.%1$I AND e.processed_at IS NULL AND (e.%3$I, e.seq) < (m.%3$I, m.seq)))',
+            o.aggregate_column, v_table, o.sequence_column);
+    END IF;
+
+    IF c.managed THEN
+        -- Claim = select the next batch with SKIP LOCKED and mark it processed in one statement.
+        -- The caller's transaction is the unit of work: commit keeps the mark, rollback (or a
+        -- crash) returns the messages to the queue. Failures are reset with mark_failed before
+        -- commit. p_buckets restricts the claim to partition buckets (NULL = all).
+        EXECUTE format($f$
+            CREATE OR REPLACE FUNCTION inbox.%1$I(p_limit integer, p_buckets integer[] DEFAULT NULL)
+            RETURNS SETOF %2$s
+            LANGUAGE plpgsql
+            AS $body$
+            BEGIN
+                RETURN QUERY
+                WITH candidates AS (
+                    SELECT m.event_id
+                    FROM %2$s m
+                    WHERE m.processed_at IS NULL AND m.retry_count < %3$s
+                      AND m.next_attempt_at <= now()
+                      AND (p_buckets IS NULL OR m.bucket = ANY (p_buckets))%4$s
+                    ORDER BY m.priority, m.seq
+                    LIMIT p_limit
+                    FOR UPDATE OF m SKIP LOCKED
+                ), claimed AS (
+                    UPDATE %2$s m SET processed_at = now()
+                    FROM candidates
+                    WHERE m.event_id = candidates.event_id
+                    RETURNING m.*
+                )
+                SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
+            END;
+            $body$
+            $f$,
+            'claim_' || p_inbox, v_table, c.max_retries, v_head_guard);
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION inbox.create_inbox(
+    p_name                  text,
+    p_max_retries           integer DEFAULT 3,
+    p_retention_hours       integer DEFAULT 72,
+    p_dlq_retention_hours   integer DEFAULT 168,
+    p_dedup_retention_hours integer DEFAULT NULL,
+    p_channel               text DEFAULT NULL,
+    p_backoff_base          interval DEFAULT interval '1 second',
+    p_backoff_max           interval DEFAULT interval '5 minutes',
+    p_degraded_age_seconds  integer DEFAULT 30,
+    p_critical_age_seconds  integer DEFAULT 120,
+    p_degraded_pending      bigint DEFAULT 10000,
+    p_critical_pending      bigint DEFAULT 100000)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_name text := inbox.check_inbox_name(p_name);
+    v_channel text := coalesce(p_channel, 'inbox_' || p_name);
+BEGIN
+    IF p_max_retries IS NULL OR p_max_retries < 1 THEN
+        RAISE EXCEPTION 'max retries must be at least 1, got %', p_max_retries USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_retention_hours IS NULL OR p_retention_hours < 0 OR p_dlq_retention_hours IS NULL OR p_dlq_retention_hours < 0
+       OR p_dedup_retention_hours < 0 THEN
+        RAISE EXCEPTION 'retention hours must not be negative' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_backoff_base IS NULL OR p_backoff_max IS NULL OR p_backoff_base < interval '0' OR p_backoff_max < p_backoff_base THEN
+        RAISE EXCEPTION 'backoff must satisfy 0 <= base <= max, got base % and max %', p_backoff_base, p_backoff_max
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF v_channel !~ '^[A-Za-z_][A-Za-z0-9_]{0,62}$' THEN
+        RAISE EXCEPTION 'invalid channel name %', quote_literal(v_channel) USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF EXISTS (SELECT 1 FROM inbox.inbox_config WHERE inbox_name = v_name) THEN
+        RAISE EXCEPTION 'inbox % already exists', quote_literal(v_name) USING ERRCODE = 'duplicate_object';
+    END IF;
+    IF to_regclass(format('inbox.%I', v_name)) IS NOT NULL THEN
+        RAISE EXCEPTION 'inbox.% already exists and is not an inbox; use enable_inbox_tracking for an existing table', v_name
+            USING ERRCODE = 'duplicate_table';
+    END IF;
+
+    -- The priority function starts constant; enable_inbox_priority replaces it. It is declared
+    -- IMMUTABLE so it can feed a stored generated column: whoever replaces it recomputes the
+    -- stored values of pending rows in the same transaction.
+    EXECUTE format('CREATE OR REPLACE FUNCTION inbox.%I(p_event_type text, p_source text, p_aggregate_id text) '
+                   'RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS %L',
+                   'priority_of_' || v_name, 'SELECT 999');
+
+    EXECUTE format($t$
+        CREATE TABLE inbox.%1$I (
+            event_id        text PRIMARY KEY,
+            event_type      text,
+            source          text,
+            aggregate_id    text,
+            payload         jsonb,
+            received_at     timestamptz NOT NULL DEFAULT now(),
+            processed_at    timestamptz,
+            error           text,
+            retry_count     integer NOT NULL DEFAULT 0,
+            trace_id        text,
+            -- bookkeeping of the workers
+            seq             bigint GENERATED ALWAYS AS IDENTITY,
+            next_attempt_at timestamptz NOT NULL DEFAULT '-infinity',
+            priority        integer GENERATED ALWAYS AS (inbox.%2$I(event_type, source, aggregate_id)) STORED,
+            bucket          smallint GENERATED ALWAYS AS (inbox.inbox_bucket(aggregate_id)) STORED
+        ) WITH (autovacuum_vacuum_scale_factor = 0.01, autovacuum_analyze_scale_factor = 0.02,
+                autovacuum_vacuum_insert_scale_factor = 0.05)$t$,
+        v_name, 'priority_of_' || v_name);
+
+    -- Claim order over waiting messages only: the index stays as small as the backlog.
+    EXECUTE format('CREATE INDEX %I ON inbox.%I (priority, seq) WHERE processed_at IS NULL AND retry_count < %s',
+        v_name || '_claim_idx', v_name, p_max_retries);
+    -- Oldest pending message for inbox_health.
+    EXECUTE format('CREATE INDEX %I ON inbox.%I (received_at) WHERE processed_at IS NULL AND retry_count < %s',
+        v_name || '_pending_age_idx', v_name, p_max_retries);
+    -- Dead letters: listing, counting, replay by type and DLQ retention.
+    EXECUTE format('CREATE INDEX %I ON inbox.%I (received_at) WHERE processed_at IS NULL AND retry_count >= %s',
+        v_name || '_dlq_idx', v_name, p_max_retries);
+    -- Retention and throughput read processed rows by time; BRIN costs next to nothing to maintain.
+    EXECUTE format('CREATE INDEX %I ON inbox.%I USING brin (processed_at)', v_name || '_processed_brin', v_name);
+
+    -- One notification per INSERT statement, not per row. Consumers count waiting messages,
+    -- so PostgreSQL folding identical notifications loses nothing.
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON inbox.%I FOR EACH STATEMENT EXECUTE FUNCTION inbox.notify_inbox_insert(%L, %L)',
+        v_name || '_notify', v_name, v_channel, v_name);
+
+    INSERT INTO inbox.inbox_config (inbox_name, table_schema, table_name, managed, max_retries,
+        processed_retention, dlq_retention, dedup_retention, backoff_base, backoff_max,
+        degraded_age_seconds, critical_age_seconds, degraded_pending, critical_pending, notify_channel)
+    VALUES (v_name, 'inbox', v_name, true, p_max_retries,
+        make_interval(hours => p_retention_hours), make_interval(hours => p_dlq_retention_hours),
+        make_interval(hours => p_dedup_retention_hours), p_backoff_base, p_backoff_max,
+        p_degraded_age_seconds, p_critical_age_seconds, p_degraded_pending, p_critical_pending, v_channel);
+
+    PERFORM inbox.rebuild_inbox_objects(v_name);
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION inbox.notify_inbox_insert()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM pg_notify(TG_ARGV[0], TG_ARGV[1]);
+    RETURN NULL;
+END;
+$$;
+
+-- Drops the views, functions and catalog rows of an inbox. The message table is kept unless
+-- p_cascade; a tracked (bring-your-own) table is never dropped.
+CREATE OR REPLACE FUNCTION inbox.drop_inbox(p_name text, p_cascade boolean DEFAULT false, p_if_exists boolean DEFAULT false)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    c inbox.inbox_config;
+BEGIN
+    PERFORM inbox.check_inbox_name(p_name);
+    SELECT * INTO c FROM inbox.inbox_config WHERE inbox_name = p_name;
+    IF NOT FOUND THEN
+        IF p_if_exists THEN
+            RETURN;
+        END IF;
+        PERFORM inbox.inbox_config_of(p_name);  -- raises the standard error
+    END IF;
+    EXECUTE format('DROP VIEW IF EXISTS inbox.%I, inbox.%I, inbox.%I, inbox.%I',
+        p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name);
+    IF c.managed THEN
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[])', 'claim_' || p_name);
+        IF p_cascade THEN
+            EXECUTE format('DROP TABLE IF EXISTS %s', inbox.inbox_table(c));
+            EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text, text, text)', 'priority_of_' || p_name);
+        ELSE
+            -- The kept table stays a plain table: no notification trigger pointing at a dropped inbox.
+            EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', p_name || '_notify', inbox.inbox_table(c));
+        END IF;
+    END IF;
+    DELETE FROM inbox.inbox_config WHERE inbox_name = p_name;
+END;
+$$;

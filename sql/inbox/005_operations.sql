@@ -1,0 +1,1 @@
+-- Operations: replay, health, status, retention. (filled in by the core work)

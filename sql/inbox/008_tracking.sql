@@ -1,0 +1,1 @@
+-- Bring-your-own-table inboxes. (filled in by the core work)
