@@ -89,7 +89,7 @@ public final class PostgresInboxManager implements InboxManager {
     InboxNames.requireValid(name);
     call("drop inbox " + name, name, h -> h.createQuery(InboxQueries.sql("drop_inbox"))
         .bind("name", name).bind("cascade", cascade).mapTo(String.class).one());
-    LOG.info("dropped inbox {}{}", name, cascade ? " and its table (cascade)" : "; its table was kept");
+    LOG.info("dropped inbox {} (cascade = {}; a tracked table is never dropped)", name, cascade);
   }
 
   @Override
