@@ -4,6 +4,7 @@ import dev.mailroom.inbox.InboxException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,8 @@ public final class SqlScripts {
         // One simple-protocol round trip per file: pgJDBC keeps dollar-quoted bodies intact.
         try (Statement statement = h.getConnection().createStatement()) {
           statement.execute(read(base + file));
+        } catch (SQLException e) {
+          throw new InboxException("installing " + base + file + " failed: " + e.getMessage(), null, e);
         }
       }
     });
