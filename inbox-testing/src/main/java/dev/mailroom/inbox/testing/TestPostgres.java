@@ -34,6 +34,12 @@ public final class TestPostgres {
   public static final String PASSWORD_VARIABLE = "INBOX_TEST_DATABASE_PASSWORD";
   /** Set to {@code false} to skip the Testcontainers probe even where Docker answers. */
   public static final String TESTCONTAINERS_VARIABLE = "INBOX_TEST_TESTCONTAINERS";
+  /**
+   * System property: {@code true} starts the embedded server with durable commits and 1 GB of shared
+   * buffers (benchmarks); by default tests trade durability for speed (fsync and synchronous_commit
+   * off), which changes no behaviour a test can observe.
+   */
+  public static final String DURABLE_PROPERTY = "inbox.test.durable";
 
   private static final Logger LOG = LoggerFactory.getLogger(TestPostgres.class);
   private static final AtomicInteger DATABASE_COUNTER = new AtomicInteger();
@@ -126,12 +132,15 @@ public final class TestPostgres {
           "testcontainers", container::stop);
     }
     try {
-      EmbeddedPostgres embedded = EmbeddedPostgres.builder()
-          .setServerConfig("max_connections", "300")
-          .setServerConfig("fsync", "off")
-          .setServerConfig("synchronous_commit", "off")
-          .setServerConfig("full_page_writes", "off")
-          .start();
+      EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setServerConfig("max_connections", "300");
+      if (Boolean.getBoolean(DURABLE_PROPERTY)) {
+        builder.setServerConfig("shared_buffers", "1GB").setServerConfig("synchronous_commit", "on");
+      } else {
+        builder.setServerConfig("fsync", "off")
+            .setServerConfig("synchronous_commit", "off")
+            .setServerConfig("full_page_writes", "off");
+      }
+      EmbeddedPostgres embedded = builder.start();
       String jdbcUrl = embedded.getJdbcUrl("postgres", "postgres");
       LOG.info("tests use an embedded PostgreSQL 18 at {}", jdbcUrl);
       return new TestPostgres(jdbcUrl, "postgres", null, "embedded", embedded);
