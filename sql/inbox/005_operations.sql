@@ -128,7 +128,8 @@ $$;
 -- Cheap health check; its cost is bounded whatever the backlog and the history:
 --  * pending_count: exact up to degraded_pending (an index-only scan of <name>_claim_idx that
 --    stops there); above it, exact up to critical_pending when the planner estimates at most
---    twice critical_pending, else the planner's estimate. pending_count_exact says which.
+--    twice critical_pending (or the table was never analyzed), else the planner's estimate.
+--    pending_count_exact says which.
 --  * dlq_count: exact up to max(degraded_dlq, 10,000), else an estimate (dlq_count_exact).
 --  * oldest pending message: a few index probes (oldest_pending_sql).
 --  * throughput (processed in the last minute): the BRIN index on processed_at; it reads the
@@ -154,8 +155,11 @@ DECLARE
 BEGIN
     SELECT x.n, x.exact INTO v_pending, v_pending_exact
         FROM inbox.capped_count(v_table, v_pending_predicate, c.degraded_pending + 1) x;
+    -- Count on to the critical threshold unless the planner (on a table ANALYZE has seen, so
+    -- that the estimate rests on statistics) expects more than twice as many.
     IF NOT v_pending_exact AND c.critical_pending > c.degraded_pending
-       AND v_pending <= 2 * c.critical_pending THEN
+       AND (v_pending <= 2 * c.critical_pending
+            OR (SELECT t.reltuples < 0 FROM pg_class t WHERE t.oid = v_table::regclass)) THEN
         SELECT x.n, x.exact INTO v_pending, v_pending_exact
             FROM inbox.capped_count(v_table, v_pending_predicate, c.critical_pending + 1) x;
     END IF;
