@@ -303,12 +303,12 @@ BEGIN
                 autovacuum_vacuum_insert_scale_factor = 0.05)$t$,
         v_name, 'priority_of_' || v_name);
 
-    -- Claim order over waiting messages only: the index stays as small as the backlog.
+    -- Claim order over waiting messages only: the index stays as small as the backlog. It also
+    -- serves pending counts and the oldest pending message (inbox_health).
     EXECUTE format('CREATE INDEX %I ON inbox.%I (priority, seq) WHERE processed_at IS NULL AND retry_count < %s',
         v_name || '_claim_idx', v_name, p_max_retries);
-    -- Oldest pending message for inbox_health.
-    EXECUTE format('CREATE INDEX %I ON inbox.%I (received_at) WHERE processed_at IS NULL AND retry_count < %s',
-        v_name || '_pending_age_idx', v_name, p_max_retries);
+    -- No index on received_at for the oldest pending message: inbox_health takes it from the
+    -- claim index (earliest seq per priority), which saves one index insert per message.
     -- Dead letters: listing, counting, replay by type and DLQ retention.
     EXECUTE format('CREATE INDEX %I ON inbox.%I (received_at) WHERE processed_at IS NULL AND retry_count >= %s',
         v_name || '_dlq_idx', v_name, p_max_retries);
