@@ -284,7 +284,7 @@ BEGIN
 
     EXECUTE format($t$
         CREATE TABLE inbox.%1$I (
-            event_id        text PRIMARY KEY,
+            event_id        text COLLATE "C" PRIMARY KEY,
             event_type      text,
             source          text,
             aggregate_id    text,
