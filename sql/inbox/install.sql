@@ -16,4 +16,5 @@ SELECT pg_advisory_xact_lock(hashtextextended('inbox.install', 0));
 \ir 006_ordering.sql
 \ir 007_priority.sql
 \ir 008_tracking.sql
+\ir 009_workers.sql
 COMMIT;
