@@ -56,7 +56,7 @@ final class Coordinator implements Runnable {
       while (!runtime.stopping()) {
         WorkerConnection wc = null;
         try {
-          wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false);
+          wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, "coordinator");
           runtime.register(wc);
           backoff.reset();
           if (primary) {

@@ -33,7 +33,7 @@ final class LeaseKeeper {
   void heartbeat() {
     try {
       if (wc == null) {
-        wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true);
+        wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "leases");
       }
       PreparedStatement ps = wc.statement("heartbeat");
       ps.setString(1, ctx.inbox());
@@ -73,7 +73,7 @@ final class LeaseKeeper {
   void leave() {
     try {
       if (wc == null) {
-        wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true);
+        wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "leases");
       }
       PreparedStatement ps = wc.statement("leave");
       ps.setString(1, ctx.inbox());

@@ -110,7 +110,7 @@ final class Maintenance {
 
   private WorkerConnection connection() throws SQLException {
     if (wc == null) {
-      wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true);
+      wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "maintenance");
     }
     return wc;
   }

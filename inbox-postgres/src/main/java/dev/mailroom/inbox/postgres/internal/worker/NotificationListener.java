@@ -41,7 +41,7 @@ final class NotificationListener implements Runnable {
       while (!runtime.stopping()) {
         WorkerConnection wc = null;
         try {
-          wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false);
+          wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, "listener");
           runtime.register(wc);
           String channel = this.channel != null ? this.channel : channelOf(wc);
           if (channel == null) {

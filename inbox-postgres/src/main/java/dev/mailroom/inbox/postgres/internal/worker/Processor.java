@@ -106,7 +106,7 @@ final class Processor implements Runnable {
 
   private void ensureConnection() throws SQLException {
     if (wc == null) {
-      wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true);
+      wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "processor");
     }
   }
 

@@ -33,8 +33,11 @@ final class WorkerConnection implements AutoCloseable {
     this.backendPid = connection.unwrap(PGConnection.class).getBackendPID();
   }
 
-  /** Opens a connection; {@code transactional} = autocommit off (claim transactions). */
-  static WorkerConnection open(Jdbi jdbi, String inbox, boolean transactional) throws SQLException {
+  /**
+   * Opens a connection; {@code transactional} = autocommit off (claim transactions). The role shows
+   * in pg_stat_activity.application_name as {@code inbox:<inbox>:<role>}, for operators (and tests).
+   */
+  static WorkerConnection open(Jdbi jdbi, String inbox, boolean transactional, String role) throws SQLException {
     Handle handle;
     try {
       handle = jdbi.open();
@@ -42,6 +45,10 @@ final class WorkerConnection implements AutoCloseable {
       throw e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getMessage(), "08001", e);
     }
     try {
+      try (java.sql.Statement s = handle.getConnection().createStatement()) {
+        // A bound value is not possible in SET; the name is [a-z0-9_] and the role a constant.
+        s.execute("SET application_name = 'inbox:" + inbox + ":" + role + "'");
+      }
       handle.getConnection().setAutoCommit(!transactional);
       return new WorkerConnection(handle, inbox);
     } catch (SQLException | RuntimeException e) {

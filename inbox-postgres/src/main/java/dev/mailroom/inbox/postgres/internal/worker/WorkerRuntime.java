@@ -129,9 +129,11 @@ public final class WorkerRuntime implements InboxWorker {
   @Override
   public int runOnce() {
     Run r = run;
-    try (WorkerConnection wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true)) {
+    try (WorkerConnection wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "once")) {
       if (ctx.scope().automatic() && r == null) {
-        new LeaseKeeper(ctx, (PartitionAssignment.Automatic) ctx.options().partitions(), () -> { }).heartbeat();
+        LeaseKeeper keeper = new LeaseKeeper(ctx, (PartitionAssignment.Automatic) ctx.options().partitions(), () -> { });
+        keeper.heartbeat();
+        keeper.closeConnection();
       }
       return new BatchRunner(ctx).run(wc, DispatchReason.MANUAL, new BatchRunner.Tracker() {
         @Override
