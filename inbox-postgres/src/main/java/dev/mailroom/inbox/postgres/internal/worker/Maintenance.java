@@ -60,14 +60,13 @@ final class Maintenance {
         if (json == null) {
           return i == 0 ? -1 : total;
         }
-        long deleted = deletedRows(json);
-        total += deleted;
-        if (deleted < ctx.retentionBatchSize()) {
+        total += changedRows(json);
+        if (!JSON.readTree(json).path("more").asBoolean(false)) {
           break;
         }
       }
       if (total > 0) {
-        LOG.info("inbox {}: retention deleted {} rows", ctx.inbox(), total);
+        LOG.info("inbox {}: retention deleted or stripped {} rows", ctx.inbox(), total);
       }
       return total;
     } catch (SQLException e) {
@@ -85,27 +84,24 @@ final class Maintenance {
       }
       failed("the retention sweep", e);
       return 0;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
       failed("the retention sweep", e);
       return 0;
     }
   }
 
-  /** The sum of every numeric "deleted*" key of purge_inbox's result. */
-  static long deletedRows(String json) {
-    try {
-      long sum = 0;
-      var fields = JSON.readTree(json).fields();
-      while (fields.hasNext()) {
-        var field = fields.next();
-        if (field.getKey().startsWith("deleted") && field.getValue().canConvertToLong()) {
-          sum += field.getValue().asLong();
-        }
+  /** The rows a purge_inbox step changed: the sum of its "deleted_*" and "stripped_*" counts. */
+  static long changedRows(String json) throws com.fasterxml.jackson.core.JsonProcessingException {
+    long sum = 0;
+    var fields = JSON.readTree(json).fields();
+    while (fields.hasNext()) {
+      var field = fields.next();
+      if ((field.getKey().startsWith("deleted") || field.getKey().startsWith("stripped"))
+          && field.getValue().canConvertToLong()) {
+        sum += field.getValue().asLong();
       }
-      return sum;
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException("purge_inbox returned no JSON object: " + json, e);
     }
+    return sum;
   }
 
   private WorkerConnection connection() throws SQLException {
