@@ -104,6 +104,27 @@ class ConnectionLossTest extends WorkerTestSupport {
 
   @ParameterizedTest(name = "listen={0}")
   @ValueSource(booleans = {true, false})
+  void every_backend_of_the_worker_killed_at_once_under_load_like_a_server_restart_loses_nothing(boolean listen) {
+    String inbox = newInbox("killall");
+    InboxWorker worker = track(PostgresInboxWorker.builder(dataSource(), options(inbox, listen).concurrency(2).batchSize(20).build())
+        .handler((m, tx) -> {
+          recordHandled(tx.unwrap(Handle.class), inbox, m.eventId(), "w", m.aggregateId());
+          return Outcome.processed();
+        })
+        .build());
+    worker.start();
+    for (int round = 0; round < 5; round++) {
+      insert(inbox, "r" + round, 0, 200, 50);
+      count("SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+          + "WHERE application_name LIKE 'inbox:" + inbox + ":%') t");
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 1000);
+    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL")).isZero();
+    assertThat(worker.isRunning()).isTrue();
+  }
+
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
   void a_database_refusing_connections_at_start_is_retried_with_backoff_until_it_answers(boolean listen) {
     String inbox = newInbox("refused");
     RefusingDataSource ds = new RefusingDataSource(dataSource());

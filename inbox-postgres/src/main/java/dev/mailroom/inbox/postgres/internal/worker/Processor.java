@@ -56,6 +56,7 @@ final class Processor implements Runnable {
   private boolean runOne(Dispatch d) throws InterruptedException {
     int claimed = 0;
     boolean handOver = false;
+    boolean failed = false;
     try {
       ensureConnection();
       claimed = runner.run(wc, d.reason, runtime.tracker(d, this));
@@ -69,13 +70,16 @@ final class Processor implements Runnable {
       LOG.error("inbox {}: handler aborted; the batch is rolled back and the worker stops", ctx.inbox(), e);
       runtime.fail(e);
     } catch (SQLException e) {
+      failed = true;
       connectionLost(e);
     } catch (RuntimeException e) {
+      failed = true;
       LOG.error("inbox {}: unexpected error in a batch; reconnecting", ctx.inbox(), e);
       connectionLost(new SQLException(e));
     } finally {
       if (!handOver) {
-        runtime.dispatchDone(d, claimed);
+        // After a failure (and the backoff, slept above) the messages may be waiting again: look again.
+        runtime.dispatchDone(d, claimed, failed);
       }
     }
     return true;
@@ -100,7 +104,7 @@ final class Processor implements Runnable {
         }
       }
     } finally {
-      runtime.dispatchDone(timedOutDispatch, failures.size());
+      runtime.dispatchDone(timedOutDispatch, failures.size(), false);
     }
   }
 

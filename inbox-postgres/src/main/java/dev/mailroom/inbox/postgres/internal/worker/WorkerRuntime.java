@@ -179,7 +179,8 @@ public final class WorkerRuntime implements InboxWorker {
 
   boolean stopping() {
     Run r = run;
-    return r == null || r.stopping.get();
+    // A failed worker claims nothing more, even before its stopper thread got going.
+    return r == null || r.stopping.get() || failure.get() != null;
   }
 
   /** Sleeps, but returns early when the worker stops. */
@@ -239,14 +240,15 @@ public final class WorkerRuntime implements InboxWorker {
     return null;
   }
 
-  void dispatchDone(Dispatch d, int claimed) {
+  void dispatchDone(Dispatch d, int claimed, boolean failed) {
     Run r = run;
     if (r == null || !d.complete()) {
       return;
     }
     r.reserved.addAndGet(-d.reservation);
     r.slots.release();
-    r.wakeups.post(claimed > 0 ? Wakeups.Event.BATCH_DONE : Wakeups.Event.SLOT_FREE);
+    r.wakeups.post(failed ? Wakeups.Event.RECHECK
+        : claimed > 0 ? Wakeups.Event.BATCH_DONE : Wakeups.Event.SLOT_FREE);
   }
 
   /** The runtime's side of one running batch: reservation, watchdog, in-flight registry. */
