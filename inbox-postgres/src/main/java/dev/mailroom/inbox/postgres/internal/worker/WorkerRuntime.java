@@ -295,7 +295,9 @@ public final class WorkerRuntime implements InboxWorker {
     final CountDownLatch stopLatch = new CountDownLatch(1);
     final Wakeups wakeups = new Wakeups();
     final LinkedBlockingQueue<Dispatch> queue = new LinkedBlockingQueue<>();
-    final Semaphore slots = new Semaphore(ctx.options().concurrency());
+    // One dispatch more than processors: the next batch waits in the queue while the current one
+    // runs, so counting for it is off the critical path (full batches back to back).
+    final Semaphore slots = new Semaphore(ctx.options().concurrency() + 1);
     final AtomicInteger reserved = new AtomicInteger();
     final Set<WorkerConnection> connections = ConcurrentHashMap.newKeySet();
     final Set<Batch> inFlight = ConcurrentHashMap.newKeySet();
