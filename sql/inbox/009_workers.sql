@@ -117,7 +117,8 @@ AS $$ SELECT hashtext('inbox.partition:' || p_inbox) $$;
 
 -- One heartbeat of p_worker: refreshes its registration, forgets workers silent for longer than
 -- a lease, renews its live leases, gives up partitions above its fair share, takes free or expired
--- ones below it. Returns the partitions it holds afterwards. The database clock decides.
+-- ones below it. Returns the partitions it holds afterwards and may claim from (a surplus one it
+-- could not give up yet is left out). The database clock decides.
 CREATE OR REPLACE FUNCTION inbox.worker_heartbeat(p_inbox text, p_worker text, p_partitions integer, p_lease interval)
 RETURNS integer[]
 LANGUAGE plpgsql
@@ -128,6 +129,7 @@ DECLARE
     v_share integer;
     v_owned integer;
     v_part integer;
+    v_surplus integer[] := '{}';
     v_result integer[];
 BEGIN
     PERFORM inbox.inbox_config_of(p_inbox);
@@ -159,7 +161,10 @@ BEGIN
             WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now()
             ORDER BY partition_id DESC LIMIT v_owned - v_share
         LOOP
-            -- Busy (one of our claim transactions holds it): give it up at a later heartbeat.
+            -- Busy (one of our claim transactions holds it): give it up at a later heartbeat. It
+            -- is left out of the result all the same, so our claims stop locking it meanwhile and
+            -- the next try succeeds even under constant load.
+            v_surplus := v_surplus || v_part;
             IF pg_try_advisory_xact_lock(v_key, v_part) THEN
                 UPDATE inbox.inbox_partition_leases SET owner_id = NULL, lease_expires_at = '-infinity'
                 WHERE inbox_name = p_inbox AND partition_id = v_part AND owner_id = p_worker;
@@ -185,7 +190,8 @@ BEGIN
 
     SELECT coalesce(array_agg(partition_id ORDER BY partition_id), '{}') INTO v_result
     FROM inbox.inbox_partition_leases
-    WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now() AND partition_id < p_partitions;
+    WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now() AND partition_id < p_partitions
+      AND NOT partition_id = ANY (v_surplus);
     RETURN v_result;
 END;
 $$;

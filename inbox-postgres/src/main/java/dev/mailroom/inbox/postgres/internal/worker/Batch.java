@@ -44,10 +44,6 @@ final class Batch {
     return true;
   }
 
-  int state() {
-    return state.get();
-  }
-
   boolean takenAway() {
     int s = state.get();
     return s == TIMED_OUT || s == ABORTED;

@@ -15,7 +15,6 @@ import java.util.Arrays;
  */
 final class ClaimScope {
 
-  private final PartitionAssignment assignment;
   private final String inbox;
   private final String workerId;
   private final int[] staticBuckets;
@@ -24,7 +23,6 @@ final class ClaimScope {
   private volatile int[] heldPartitions = new int[0];
 
   ClaimScope(PartitionAssignment assignment, String inbox, String workerId) {
-    this.assignment = assignment;
     this.inbox = inbox;
     this.workerId = workerId;
     if (assignment instanceof PartitionAssignment.Static s) {
@@ -124,9 +122,5 @@ final class ClaimScope {
       boxed[i] = values[i];
     }
     return boxed;
-  }
-
-  PartitionAssignment assignment() {
-    return assignment;
   }
 }

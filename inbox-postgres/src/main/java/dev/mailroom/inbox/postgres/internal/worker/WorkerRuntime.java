@@ -1,7 +1,6 @@
 package dev.mailroom.inbox.postgres.internal.worker;
 
 import dev.mailroom.inbox.BatchHandler;
-import dev.mailroom.inbox.HandlerAbortException;
 import dev.mailroom.inbox.InboxWorker;
 import dev.mailroom.inbox.MessageHandler;
 import dev.mailroom.inbox.PartitionAssignment;
@@ -430,10 +429,5 @@ public final class WorkerRuntime implements InboxWorker {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  /** For the thread that fails a worker. */
-  static boolean isAbort(Throwable t) {
-    return t instanceof HandlerAbortException;
   }
 }
