@@ -29,6 +29,14 @@ class BatchingRuleTest extends WorkerTestSupport {
     worker.start();
     // Ready: in LISTEN mode the listener has connected and the coordinator has looked once since.
     await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.CONNECTED) >= (listen ? 2 : 1));
+    // Past the connection wake-ups: from here on every wake-up is a notification (or a poll), so the
+    // cause the first dispatch reports does not depend on when the test's INSERT lands.
+    if (listen) {
+      execute("NOTIFY inbox_" + inbox);
+      await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.NOTIFY) >= 1);
+    } else {
+      await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.POLL) >= 1);
+    }
     return worker;
   }
 
