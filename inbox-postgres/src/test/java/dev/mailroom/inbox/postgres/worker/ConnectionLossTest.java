@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -143,21 +144,23 @@ class ConnectionLossTest extends WorkerTestSupport {
     assertThat(events.connected.get()).isPositive();
   }
 
-  /** A data source whose database refuses connections while {@link #refuse} is set (like a wrong port). */
+  /** Connects to a port nobody listens on (a real refusal from pgJDBC) while {@link #refuse} is set. */
   static final class RefusingDataSource implements DataSource {
     final AtomicBoolean refuse = new AtomicBoolean(true);
     private final DataSource delegate;
+    private final PGSimpleDataSource wrongPort = new PGSimpleDataSource();
 
     RefusingDataSource(DataSource delegate) {
       this.delegate = delegate;
+      wrongPort.setServerNames(new String[] {"127.0.0.1"});
+      wrongPort.setPortNumbers(new int[] {1});
+      wrongPort.setDatabaseName("nothing");
+      wrongPort.setUser("nobody");
     }
 
     @Override
     public Connection getConnection() throws SQLException {
-      if (refuse.get()) {
-        throw new SQLException("Connection to 127.0.0.1:1 refused", "08001");
-      }
-      return delegate.getConnection();
+      return refuse.get() ? wrongPort.getConnection() : delegate.getConnection();
     }
 
     @Override
