@@ -134,6 +134,16 @@ class ShutdownAndTimeoutTest extends WorkerTestSupport {
   }
 
   @Test
+  void stopping_a_worker_that_never_started_returns_at_once() throws InterruptedException {
+    InboxWorker worker = PostgresInboxWorker.builder(dataSource(), options(newInbox("never"), true).build())
+        .handler((m, tx) -> Outcome.processed()).build();
+    assertThat(worker.awaitTermination(Duration.ZERO)).isTrue();
+    worker.stop();
+    assertThat(worker.isRunning()).isFalse();
+    assertThat(worker.failure()).isEmpty();
+  }
+
+  @Test
   void a_hundred_start_stop_cycles_leak_no_threads_and_no_connections() {
     String inbox = newInbox("cycles");
     insert(inbox, "m", 0, 100, 10);

@@ -42,10 +42,14 @@ public final class WorkerRuntime implements InboxWorker {
   /** After the grace period, how long stop() waits for the threads whose batches it rolled back. */
   private static final Duration ABORT_WAIT = Duration.ofSeconds(5);
 
+  /** Put in the dispatch queue at stop: wakes the idle processors at once. */
+  private static final Dispatch STOP = new Dispatch(DispatchReason.MANUAL, 0);
+
   private final WorkerContext ctx;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private volatile Run run;
-  private volatile CountDownLatch terminated = new CountDownLatch(1);
+  /** Open (count 1) while a run is going; a worker never started counts as terminated. */
+  private volatile CountDownLatch terminated = new CountDownLatch(0);
 
   private WorkerRuntime(WorkerContext ctx) {
     this.ctx = ctx;
@@ -231,7 +235,11 @@ public final class WorkerRuntime implements InboxWorker {
   Dispatch nextDispatch() throws InterruptedException {
     Run r = run;
     while (r != null && !r.stopping.get()) {
-      Dispatch d = r.queue.poll(100, TimeUnit.MILLISECONDS);
+      Dispatch d = r.queue.poll(1, TimeUnit.SECONDS);
+      if (d == STOP) {
+        r.queue.add(STOP); // for the next processor
+        return null;
+      }
       if (d != null) {
         return d;
       }
@@ -264,10 +272,18 @@ public final class WorkerRuntime implements InboxWorker {
       @Override
       public Runnable started(Batch batch) {
         r.inFlight.add(batch);
-        ScheduledFuture<?> timer = r.watchdog.schedule(() -> timeout(r, batch, d),
-            ctx.options().processingTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> timer;
+        try {
+          timer = r.watchdog.schedule(() -> timeout(r, batch, d),
+              ctx.options().processingTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException stopped) {
+          timer = null; // the worker is stopping: stop() itself takes batches away now
+        }
+        ScheduledFuture<?> armed = timer;
         return () -> {
-          timer.cancel(false);
+          if (armed != null) {
+            armed.cancel(false);
+          }
           r.inFlight.remove(batch);
         };
       }
@@ -362,6 +378,7 @@ public final class WorkerRuntime implements InboxWorker {
     void shutdown(boolean graceful) {
       stopLatch.countDown();
       wakeups.post(Wakeups.Event.STOP);
+      queue.add(STOP);
       for (WorkerConnection wc : connections) {
         wc.abort(); // the LISTEN connection blocks in a read; the coordinator's holds no transaction
       }
