@@ -7,6 +7,7 @@ import dev.mailroom.inbox.BatchResult;
 import dev.mailroom.inbox.HandlerAbortException;
 import dev.mailroom.inbox.InboxWorker;
 import dev.mailroom.inbox.Outcome;
+import dev.mailroom.inbox.WorkerListener.DispatchReason;
 import dev.mailroom.inbox.postgres.PostgresInboxWorker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -147,5 +148,35 @@ class FailureHandlingTest extends WorkerTestSupport {
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL AND retry_count = 0"))
         .isEqualTo(5);
     assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isZero();
+  }
+
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void a_message_handler_abort_and_a_throwing_listener_do_not_leave_anything_half_done(boolean listen)
+      throws InterruptedException {
+    String inbox = newInbox("abortone", 3);
+    InboxWorker worker = track(PostgresInboxWorker.builder(dataSource(), options(inbox, listen).build())
+        .listener(new dev.mailroom.inbox.WorkerListener() {
+          @Override
+          public void onDispatch(int count, DispatchReason reason) {
+            throw new IllegalStateException("a listener bug");
+          }
+        })
+        .handler((m, tx) -> {
+          recordHandled(tx.unwrap(Handle.class), inbox, m.eventId(), "w", m.aggregateId());
+          if (m.eventId().equals("m-2")) {
+            throw new HandlerAbortException("output gone", null);
+          }
+          return Outcome.processed();
+        })
+        .build());
+    insert(inbox, "m", 0, 5, 5);
+    worker.start();
+    assertThat(worker.awaitTermination(Duration.ofSeconds(30))).isTrue();
+    assertThat(worker.failure()).containsInstanceOf(HandlerAbortException.class);
+    // The messages handled before the abort in the same batch are rolled back with it.
+    assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isZero();
+    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL AND retry_count = 0"))
+        .isEqualTo(5);
   }
 }
