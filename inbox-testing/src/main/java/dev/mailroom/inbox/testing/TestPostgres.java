@@ -134,7 +134,11 @@ public final class TestPostgres {
     try {
       EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setServerConfig("max_connections", "300");
       if (Boolean.getBoolean(DURABLE_PROPERTY)) {
-        builder.setServerConfig("shared_buffers", "1GB").setServerConfig("synchronous_commit", "on");
+        // zonky's defaults turn fsync, synchronous_commit and full_page_writes off: undo all three.
+        builder.setServerConfig("shared_buffers", "1GB")
+            .setServerConfig("fsync", "on")
+            .setServerConfig("synchronous_commit", "on")
+            .setServerConfig("full_page_writes", "on");
       } else {
         builder.setServerConfig("fsync", "off")
             .setServerConfig("synchronous_commit", "off")
