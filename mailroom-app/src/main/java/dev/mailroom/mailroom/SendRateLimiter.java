@@ -65,6 +65,10 @@ public final class SendRateLimiter {
     available -= emails;
   }
 
+  public double ratePerSecond() {
+    return permitsPerNano * 1e9;
+  }
+
   /** Whole emails that may be sent now, possibly negative (debt). */
   public synchronized double available() {
     refill();

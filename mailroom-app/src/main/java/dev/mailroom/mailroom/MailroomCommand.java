@@ -1,0 +1,36 @@
+package dev.mailroom.mailroom;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The default command: the collector, configured by the environment exactly as the original
+ * (MAILROOM_DATABASE_URL, MAILROOM_SECRET_KEY, ...). SIGINT and SIGTERM stop it cleanly.
+ */
+@Command(name = "mailroom-app", mixinStandardHelpOptions = true, version = "mailroom-app 0.1.0",
+    description = {
+        "Collects activation and password recovery tokens from the mailroom inbox, signs them and "
+            + "prints them on stdout for the sender, in the original collector's line format.",
+        "Configured by the MAILROOM_* environment variables (see docs/mailroom.md). Without "
+            + "MAILROOM_DATABASE_URL it starts an embedded PostgreSQL in ./mailroom-data."},
+    subcommands = {InstallCommand.class, HealthCommand.class, StatusCommand.class, DlqCommand.class,
+        ReplayCommand.class})
+final class MailroomCommand implements Callable<Integer> {
+
+  final Collector.Io io;
+
+  @Option(names = "--demo", description = "Also insert sample sign-ups every 2 seconds, to watch lines flow.")
+  boolean demo;
+
+  MailroomCommand(Collector.Io io) {
+    this.io = io;
+  }
+
+  @Override
+  public Integer call() {
+    Collector collector = new Collector(io, demo, null);
+    Signals.onTermination(number -> collector.stop("signal " + number + " received. exiting..."));
+    return collector.run();
+  }
+}
