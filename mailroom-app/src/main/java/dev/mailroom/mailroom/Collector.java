@@ -51,6 +51,14 @@ public final class Collector {
 
   /** Runs until {@link #stop(String)} or a fatal error; returns the exit code. */
   public int run() {
+    try {
+      return configureAndCollect();
+    } finally {
+      started.countDown();
+    }
+  }
+
+  private int configureAndCollect() {
     CollectorLog log = new CollectorLog(io.stderr(), io.clock(), false);
     MailroomConfig config;
     try {
@@ -66,7 +74,6 @@ public final class Collector {
     log.info(config.describe());
 
     EmbeddedDatabase embedded = null;
-    DemoSignups signups = null;
     try {
       if (config.database() == null) {
         log.info(EnvironmentConfig.DATABASE_URL + " not set; starting an embedded PostgreSQL in " + config.dataDir());
@@ -128,6 +135,9 @@ public final class Collector {
         .pollInterval(config.pollInterval())
         .channel(config.channel())
         .partitions(config.partitions())
+        // A slow reader can block a write for a while: the watchdog must not take a batch away
+        // (and send it twice) because stdout is slow. The rate budget's wait also counts here.
+        .processingTimeout(processingTimeout(config))
         .build();
     worker = CollectorWorkers.create(dataSource, options, handler, listener, registry);
     DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
@@ -161,6 +171,14 @@ public final class Collector {
       return EXIT_FAILURE;
     }
     return EXIT_OK;
+  }
+
+  static Duration processingTimeout(MailroomConfig config) {
+    Duration base = Duration.ofMinutes(5);
+    if (config.sendRate() == null) {
+      return base;
+    }
+    return base.plusMillis((long) Math.ceil(config.batchLimit() * 1000 / config.sendRate()));
   }
 
   private static boolean inboxMissing(DataSource dataSource, String queue, CollectorLog log) {
@@ -198,7 +216,7 @@ public final class Collector {
     stopRequested.countDown();
   }
 
-  /** Waits until the worker has started (tests). */
+  /** Waits until the worker has started, or the collector has ended without starting it (tests). */
   public boolean awaitStarted(Duration timeout) throws InterruptedException {
     return started.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }

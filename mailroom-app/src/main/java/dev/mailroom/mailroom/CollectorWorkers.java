@@ -4,6 +4,7 @@ import dev.mailroom.inbox.BatchHandler;
 import dev.mailroom.inbox.InboxWorker;
 import dev.mailroom.inbox.WorkerListener;
 import dev.mailroom.inbox.WorkerOptions;
+import dev.mailroom.inbox.postgres.PostgresInboxWorker;
 import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
 
@@ -14,6 +15,10 @@ final class CollectorWorkers {
 
   static InboxWorker create(DataSource dataSource, WorkerOptions options, BatchHandler handler,
       WorkerListener listener, MeterRegistry registry) {
-    throw new UnsupportedOperationException("TEMP: worker not merged yet");
+    return PostgresInboxWorker.builder(dataSource, options)
+        .batchHandler(handler)
+        .listener(listener)
+        .meterRegistry(registry)
+        .build();
   }
 }
