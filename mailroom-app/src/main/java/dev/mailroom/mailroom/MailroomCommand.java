@@ -1,6 +1,7 @@
 package dev.mailroom.mailroom;
 
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -30,7 +31,12 @@ final class MailroomCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Collector collector = new Collector(io, demo, null);
-    Signals.onTermination(number -> collector.stop("signal " + number + " received. exiting..."));
-    return collector.run();
+    CountDownLatch finished = new CountDownLatch(1);
+    Signals.onTermination(number -> collector.stop("signal " + number + " received. exiting..."), finished);
+    try {
+      return collector.run();
+    } finally {
+      finished.countDown();
+    }
   }
 }
