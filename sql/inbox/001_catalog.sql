@@ -37,6 +37,14 @@ CREATE TABLE IF NOT EXISTS inbox.inbox_config (
     UNIQUE (table_schema, table_name)
 );
 
+-- Added after the first layout; ADD COLUMN IF NOT EXISTS keeps the installer an upgrader.
+-- false: purge_inbox never deletes from this inbox's table (the default for tracked tables,
+-- which belong to the application).
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS retention_enabled boolean NOT NULL DEFAULT true;
+-- purge_inbox strips payload/error of processed rows in processed_at order; it remembers how far
+-- it got so that rows it already stripped are not read again on every call.
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS stripped_until timestamptz NOT NULL DEFAULT '-infinity';
+
 CREATE TABLE IF NOT EXISTS inbox.inbox_ordering_config (
     inbox_name          text PRIMARY KEY REFERENCES inbox.inbox_config ON DELETE CASCADE,
     aggregate_column    text NOT NULL,

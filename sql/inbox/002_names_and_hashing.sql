@@ -119,3 +119,40 @@ BEGIN
     RETURN inbox.inbox_bucket_owner(inbox.inbox_bucket(p_aggregate_id), p_total_workers) = p_worker_id;
 END;
 $$;
+
+-- The SQL type of an inbox's id column, for casting bound event ids ($1::<type>) so that the
+-- primary key index of a tracked table with, say, a uuid id is still used.
+CREATE OR REPLACE FUNCTION inbox.id_type(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql STABLE
+AS $$
+    SELECT CASE WHEN c.managed THEN 'text' ELSE
+        (SELECT format_type(a.atttypid, NULL) FROM pg_attribute a
+         WHERE a.attrelid = inbox.inbox_table(c)::regclass AND a.attname = c.id_column
+           AND a.attnum > 0 AND NOT a.attisdropped) END
+$$;
+
+-- Serialises catalog changes (create, track, drop) so that two sessions creating the same inbox
+-- get a clear "already exists" instead of a unique violation half way through.
+CREATE OR REPLACE FUNCTION inbox.lock_catalog()
+RETURNS void
+LANGUAGE sql
+AS $$ SELECT pg_advisory_xact_lock(hashtextextended('inbox.catalog', 0)) $$;
+
+-- The names an inbox derives in schema inbox must be free (or already ours): a view or table of
+-- someone else's is never replaced.
+CREATE OR REPLACE FUNCTION inbox.check_free_names(p_name text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_object text;
+BEGIN
+    FOREACH v_object IN ARRAY ARRAY[p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name] LOOP
+        IF to_regclass(format('inbox.%I', v_object)) IS NOT NULL THEN
+            RAISE EXCEPTION 'inbox.% already exists and does not belong to an inbox', v_object
+                USING ERRCODE = 'duplicate_table';
+        END IF;
+    END LOOP;
+END;
+$$;

@@ -6,6 +6,8 @@
 CREATE OR REPLACE FUNCTION inbox.rebuild_inbox_objects(p_inbox text)
 RETURNS void
 LANGUAGE plpgsql
+-- No NOTICE per "DROP VIEW IF EXISTS" of a view that is not there yet.
+SET client_min_messages = warning
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -25,6 +27,12 @@ BEGIN
     IF c.retry_count_column IS NULL THEN
         v_pending := format('m.%I IS NULL', c.processed_at_column);
         v_dead := 'false';
+    ELSIF NOT c.managed THEN
+        -- A tracked table's retry counter may be nullable: NULL means no failure yet.
+        v_pending := format('m.%I IS NULL AND coalesce(m.%I, 0) < %s',
+            c.processed_at_column, c.retry_count_column, c.max_retries);
+        v_dead := format('m.%I IS NULL AND coalesce(m.%I, 0) >= %s',
+            c.processed_at_column, c.retry_count_column, c.max_retries);
     ELSE
         v_pending := format('m.%I IS NULL AND m.%I < %s',
             c.processed_at_column, c.retry_count_column, c.max_retries);
@@ -42,7 +50,8 @@ BEGIN
         v_arrival := CASE WHEN c.received_at_column IS NULL THEN format('m.%I', c.id_column)
             ELSE format('m.%I, m.%I', c.received_at_column, c.id_column) END;
     END IF;
-    v_order := v_priority || ', ' || v_arrival;
+    -- A bare constant in ORDER BY would be read as a column position: leave it out.
+    v_order := CASE WHEN v_priority = '999' THEN v_arrival ELSE v_priority || ', ' || v_arrival END;
 
     EXECUTE format('DROP VIEW IF EXISTS inbox.%I', p_inbox || '_pending');
     EXECUTE format('CREATE VIEW inbox.%I AS SELECT m.* FROM %s m WHERE %s ORDER BY %s',
@@ -141,6 +150,11 @@ BEGIN
        OR p_dedup_retention_hours < 0 THEN
         RAISE EXCEPTION 'retention hours must not be negative' USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    IF p_degraded_age_seconds IS NULL OR p_critical_age_seconds IS NULL OR p_degraded_pending IS NULL
+       OR p_critical_pending IS NULL OR p_degraded_age_seconds < 0 OR p_degraded_pending < 0
+       OR p_critical_age_seconds < p_degraded_age_seconds OR p_critical_pending < p_degraded_pending THEN
+        RAISE EXCEPTION 'health thresholds must satisfy 0 <= degraded <= critical' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
     IF p_backoff_base IS NULL OR p_backoff_max IS NULL OR p_backoff_base < interval '0' OR p_backoff_max < p_backoff_base THEN
         RAISE EXCEPTION 'backoff must satisfy 0 <= base <= max, got base % and max %', p_backoff_base, p_backoff_max
             USING ERRCODE = 'invalid_parameter_value';
@@ -148,6 +162,7 @@ BEGIN
     IF v_channel !~ '^[A-Za-z_][A-Za-z0-9_]{0,62}$' THEN
         RAISE EXCEPTION 'invalid channel name %', quote_literal(v_channel) USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    PERFORM inbox.lock_catalog();
     IF EXISTS (SELECT 1 FROM inbox.inbox_config WHERE inbox_name = v_name) THEN
         RAISE EXCEPTION 'inbox % already exists', quote_literal(v_name) USING ERRCODE = 'duplicate_object';
     END IF;
@@ -155,6 +170,7 @@ BEGIN
         RAISE EXCEPTION 'inbox.% already exists and is not an inbox; use enable_inbox_tracking for an existing table', v_name
             USING ERRCODE = 'duplicate_table';
     END IF;
+    PERFORM inbox.check_free_names(v_name);
 
     -- The priority function starts constant; enable_inbox_priority replaces it. It is declared
     -- IMMUTABLE so it can feed a stored generated column: whoever replaces it recomputes the
@@ -228,11 +244,13 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.drop_inbox(p_name text, p_cascade boolean DEFAULT false, p_if_exists boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql
+SET client_min_messages = warning
 AS $$
 DECLARE
     c inbox.inbox_config;
 BEGIN
     PERFORM inbox.check_inbox_name(p_name);
+    PERFORM inbox.lock_catalog();
     SELECT * INTO c FROM inbox.inbox_config WHERE inbox_name = p_name;
     IF NOT FOUND THEN
         IF p_if_exists THEN

@@ -11,8 +11,8 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_count integer;
 BEGIN
-    EXECUTE format('UPDATE %s SET %I = now() WHERE %I = $1 AND %I IS NULL',
-        inbox.inbox_table(c), c.processed_at_column, c.id_column, c.processed_at_column)
+    EXECUTE format('UPDATE %s SET %I = now() WHERE %I = $1::%s AND %I IS NULL',
+        inbox.inbox_table(c), c.processed_at_column, c.id_column, inbox.id_type(c), c.processed_at_column)
         USING p_event_id;
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count > 0;
@@ -59,12 +59,13 @@ BEGIN
             INTO v_retries
             USING p_event_id, p_error, p_retry_delay, c.backoff_base, c.backoff_max, c.max_retries;
     ELSE
-        EXECUTE format('UPDATE %1$s SET %2$I = NULL, %3$I = coalesce(%3$I, 0) + 1%4$s WHERE %5$I = $1 AND (%2$I IS NULL OR %2$I = now()) RETURNING %3$I',
+        -- A tracked table has no next-attempt column: no backoff, the retry is due at once.
+        EXECUTE format('UPDATE %1$s SET %2$I = NULL, %3$I = coalesce(%3$I, 0) + 1%4$s WHERE %5$I = $1::%6$s AND coalesce(%3$I, 0) < $3 AND (%2$I IS NULL OR %2$I = now()) RETURNING %3$I',
             inbox.inbox_table(c), c.processed_at_column, c.retry_count_column,
             CASE WHEN c.error_column IS NULL THEN '' ELSE format(', %I = $2', c.error_column) END,
-            c.id_column)
+            c.id_column, inbox.id_type(c))
             INTO v_retries
-            USING p_event_id, p_error;
+            USING p_event_id, p_error, c.max_retries;
     END IF;
     IF v_retries IS NULL THEN
         RETURN NULL;

@@ -7,7 +7,9 @@
 \set ON_ERROR_STOP 1
 BEGIN;
 -- Serialise concurrent installers (two services starting at once).
-SELECT pg_advisory_xact_lock(hashtextextended('inbox.install', 0));
+DO $$ BEGIN PERFORM pg_advisory_xact_lock(hashtextextended('inbox.install', 0)); END $$;
+-- Re-running prints a NOTICE per existing object otherwise.
+SET LOCAL client_min_messages = warning;
 \ir 001_catalog.sql
 \ir 002_names_and_hashing.sql
 \ir 003_create_inbox.sql

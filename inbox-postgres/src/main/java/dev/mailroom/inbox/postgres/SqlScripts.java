@@ -1,6 +1,7 @@
 package dev.mailroom.inbox.postgres;
 
 import dev.mailroom.inbox.InboxException;
+import dev.mailroom.inbox.postgres.internal.SqlErrors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -30,18 +31,19 @@ public final class SqlScripts {
   public static void install(Handle handle, String installScript) {
     String base = installScript.substring(0, installScript.lastIndexOf('/') + 1);
     List<String> files = includedFiles(read(installScript));
-    handle.useTransaction(h -> {
-      h.createQuery("SELECT pg_advisory_xact_lock(hashtextextended('inbox.install', 0))")
-          .mapTo(String.class).one();
-      for (String file : files) {
-        // One simple-protocol round trip per file: pgJDBC keeps dollar-quoted bodies intact.
-        try (Statement statement = h.getConnection().createStatement()) {
-          statement.execute(read(base + file));
-        } catch (SQLException e) {
-          throw new InboxException("installing " + base + file + " failed: " + e.getMessage(), null, e);
+    try {
+      handle.useTransaction(h -> {
+        h.execute("SELECT pg_advisory_xact_lock(hashtextextended('inbox.install', 0))");
+        for (String file : files) {
+          // One round trip per file: pgJDBC splits the statements and keeps dollar-quoted bodies intact.
+          try (Statement statement = h.getConnection().createStatement()) {
+            statement.execute(read(base + file));
+          }
         }
-      }
-    });
+      });
+    } catch (SQLException e) {
+      throw SqlErrors.translate(e, "install " + installScript, null, null);
+    }
   }
 
   static List<String> includedFiles(String script) {

@@ -1,0 +1,87 @@
+package dev.mailroom.inbox.postgres.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mailroom.inbox.HealthStatus;
+import dev.mailroom.inbox.InboxException;
+import dev.mailroom.inbox.InboxHealth;
+import dev.mailroom.inbox.InboxMessage;
+import dev.mailroom.inbox.InboxStatus;
+import dev.mailroom.inbox.PurgeResult;
+import java.io.IOException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.Locale;
+
+/**
+ * The static statements of the Java API (files under {@code InboxQueries/}) and the mapping of
+ * their results. Every statement calls a function of the SQL API; nothing here re-implements it.
+ */
+public final class InboxQueries {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private InboxQueries() {}
+
+  public static String sql(String name) {
+    return SqlResources.get(InboxQueries.class, name);
+  }
+
+  public static InboxHealth health(String json) {
+    JsonNode n = parse(json);
+    return new InboxHealth(n.path("inbox").asText(), n.path("pending_count").asLong(),
+        n.path("dlq_count").asLong(), n.path("oldest_pending_age_seconds").asLong(),
+        n.path("throughput_per_minute").asLong(), healthStatus(n.path("status").asText()));
+  }
+
+  public static InboxStatus status(String json) {
+    JsonNode n = parse(json);
+    JsonNode counts = n.path("counts");
+    JsonNode processed = n.path("processed");
+    return new InboxStatus(n.path("inbox").asText(), healthStatus(n.path("status").asText()),
+        counts.path("pending").asLong(), counts.path("retrying").asLong(), counts.path("dead").asLong(),
+        processed.path("last_1_minute").asLong(), processed.path("last_5_minutes").asLong(),
+        processed.path("last_60_minutes").asLong(), n.path("oldest_pending_age_seconds").asLong(), json);
+  }
+
+  public static PurgeResult purge(String json) {
+    JsonNode n = parse(json);
+    return new PurgeResult(n.path("deleted_processed").asLong(), n.path("stripped_processed").asLong(),
+        n.path("deleted_dead").asLong(), n.path("more").asBoolean());
+  }
+
+  public static InboxMessage message(ResultSet rs) throws SQLException {
+    return new InboxMessage(rs.getString("event_id"), rs.getString("event_type"), rs.getString("source"),
+        rs.getString("aggregate_id"), rs.getString("payload"), instant(rs, "received_at"),
+        instant(rs, "processed_at"), rs.getString("error"), rs.getInt("retry_count"), rs.getString("trace_id"),
+        rs.getLong("seq"), rs.getInt("priority"), rs.getInt("bucket"));
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+
+  private static HealthStatus healthStatus(String value) {
+    return HealthStatus.valueOf(value.toUpperCase(Locale.ROOT));
+  }
+
+  private static JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (IOException e) {
+      throw new InboxException("unexpected JSON from the inbox SQL API: " + json, null, e);
+    }
+  }
+
+  /** JSON text of a priority map, for {@code inbox.enable_inbox_priority}. */
+  public static String json(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (IOException e) {
+      throw new InboxException("cannot write JSON", null, e);
+    }
+  }
+}

@@ -1,0 +1,1 @@
+SELECT inbox.disable_inbox_ordering(:name)

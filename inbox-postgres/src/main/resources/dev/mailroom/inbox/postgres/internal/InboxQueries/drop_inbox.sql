@@ -1,0 +1,1 @@
+SELECT inbox.drop_inbox(:name, p_cascade => :cascade)

@@ -1,0 +1,1 @@
+SELECT inbox.inbox_health(:name)::text

@@ -1,0 +1,1 @@
+SELECT inbox.inbox_is_my_partition(:name, :aggregateId, :workerId, :totalWorkers)

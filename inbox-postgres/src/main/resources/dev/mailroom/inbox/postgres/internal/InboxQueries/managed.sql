@@ -1,0 +1,1 @@
+SELECT managed FROM inbox.inbox_config WHERE inbox_name = :name

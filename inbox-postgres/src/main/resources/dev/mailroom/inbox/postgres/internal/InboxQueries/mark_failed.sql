@@ -1,0 +1,1 @@
+SELECT inbox.mark_failed(:name, :eventId, :error)

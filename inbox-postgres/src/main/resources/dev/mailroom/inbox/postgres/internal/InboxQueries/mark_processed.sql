@@ -1,0 +1,1 @@
+SELECT inbox.mark_processed(:name, :eventId)

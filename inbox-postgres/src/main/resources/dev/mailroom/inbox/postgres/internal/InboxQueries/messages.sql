@@ -1,0 +1,1 @@
+SELECT event_id, event_type, source, aggregate_id, payload::text AS payload, received_at, processed_at, error, retry_count, trace_id, seq, priority, bucket FROM inbox.inbox_messages(:name, :state, :limit)

@@ -1,0 +1,1 @@
+SELECT inbox.purge_inbox(:name, :batchSize)::text

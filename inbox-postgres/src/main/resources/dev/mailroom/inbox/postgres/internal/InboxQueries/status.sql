@@ -1,0 +1,1 @@
+SELECT inbox.inbox_status(:name)::text
