@@ -2,6 +2,9 @@ package dev.mailroom.mailroom;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import picocli.CommandLine;
 
@@ -20,6 +23,7 @@ public final class Main {
 
   static CommandLine commandLine(Collector.Io io) {
     return new CommandLine(new MailroomCommand(io))
-        .setCaseInsensitiveEnumValuesAllowed(true);
+        .setOut(new PrintWriter(new OutputStreamWriter(io.stdout(), StandardCharsets.UTF_8), true))
+        .setErr(new PrintWriter(new OutputStreamWriter(io.stderr(), StandardCharsets.UTF_8), true));
   }
 }

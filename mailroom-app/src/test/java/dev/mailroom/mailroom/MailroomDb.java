@@ -22,6 +22,10 @@ final class MailroomDb {
     this.dataSource = db.dataSource();
   }
 
+  static MailroomDb wrap(TestDatabase db) {
+    return new MailroomDb(db);
+  }
+
   static MailroomDb create(String prefix) {
     MailroomDb m = new MailroomDb(TestPostgres.shared().newDatabase(prefix));
     SchemaInstaller.install(m.dataSource, MailroomConfig.DEFAULT_QUEUE, MailroomConfig.DEFAULT_CHANNEL);
