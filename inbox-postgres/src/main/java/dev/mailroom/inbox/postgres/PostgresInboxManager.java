@@ -18,12 +18,16 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@link InboxManager} on PostgreSQL. Build it from a (pooled) {@link DataSource} or a
  * {@link Jdbi}; every method calls a function of the SQL API in schema {@code inbox}.
  */
 public final class PostgresInboxManager implements InboxManager {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PostgresInboxManager.class);
 
   private final Jdbi jdbi;
 
@@ -50,6 +54,7 @@ public final class PostgresInboxManager implements InboxManager {
       SqlScripts.install(h, SqlScripts.INBOX_INSTALL_SCRIPT);
       return null;
     });
+    LOG.info("installed the inbox SQL API (schema inbox)");
   }
 
   @Override
@@ -75,6 +80,7 @@ public final class PostgresInboxManager implements InboxManager {
         .bind("degradedPending", o.degradedPending())
         .bind("criticalPending", o.criticalPending())
         .mapTo(String.class).one());
+    LOG.info("created inbox {} ({})", name, o);
     return new PostgresInbox(jdbi, name, true);
   }
 
@@ -83,6 +89,7 @@ public final class PostgresInboxManager implements InboxManager {
     InboxNames.requireValid(name);
     call("drop inbox " + name, name, h -> h.createQuery(InboxQueries.sql("drop_inbox"))
         .bind("name", name).bind("cascade", cascade).mapTo(String.class).one());
+    LOG.info("dropped inbox {} (cascade = {}; a tracked table is never dropped)", name, cascade);
   }
 
   @Override
@@ -127,6 +134,7 @@ public final class PostgresInboxManager implements InboxManager {
             .bind("retentionHours", s.processedRetention() == null ? null : wholeHours(s.processedRetention(), s.name()))
             .bind("dlqRetentionHours", wholeHours(s.dlqRetention(), s.name()))
             .mapTo(String.class).one());
+    LOG.info("inbox {} now tracks table {}", s.name(), s.table());
     return new PostgresInbox(jdbi, s.name(), false);
   }
 

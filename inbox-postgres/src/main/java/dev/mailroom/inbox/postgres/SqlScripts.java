@@ -38,11 +38,13 @@ public final class SqlScripts {
           // One round trip per file: pgJDBC splits the statements and keeps dollar-quoted bodies intact.
           try (Statement statement = h.getConnection().createStatement()) {
             statement.execute(read(base + file));
+          } catch (SQLException e) {
+            throw SqlErrors.translate(e, "installing " + base + file, null, null);
           }
         }
       });
-    } catch (SQLException e) {
-      throw SqlErrors.translate(e, "install " + installScript, null, null);
+    } catch (RuntimeException e) {
+      throw SqlErrors.translate(e, "installing " + installScript, null, null);
     }
   }
 

@@ -11,6 +11,10 @@ import java.util.List;
  * The produce path: one INSERT per call, idempotent by event id. A batch is one statement over
  * bound arrays ({@code unnest}), so 1,000 messages cost one round trip and one plan. Runs on the
  * caller's connection and never commits.
+ *
+ * <p>The batch inserts in event id order: two concurrent batches that share ids in different orders
+ * would otherwise each wait for the other's uncommitted key (ON CONFLICT waits for the inserting
+ * transaction) and deadlock. One order for everybody makes that impossible.
  */
 public final class MessageWriter {
 
