@@ -98,7 +98,7 @@ public final class Collector {
             + EnvironmentConfig.SECRET_KEY_FILE + ")");
         return ConfigException.EXIT_CODE;
       }
-      return collect(config, log, embedded);
+      return collect(config, log);
     } catch (ConfigException e) {
       log.error(e.getMessage());
       return ConfigException.EXIT_CODE;
@@ -116,7 +116,7 @@ public final class Collector {
     }
   }
 
-  private int collect(MailroomConfig config, CollectorLog log, EmbeddedDatabase embedded) {
+  private int collect(MailroomConfig config, CollectorLog log) {
     DataSource dataSource = DataSources.of(config.database());
     log.info("connecting to " + config.database().describe());
     if (inboxMissing(dataSource, config.queue(), log)) {
