@@ -28,7 +28,8 @@ BEGIN
     EXECUTE $q$UPDATE public.jobs SET last_seq = greatest(last_seq, (SELECT max(id) FROM public.tokens))
                WHERE job_type::text = 'mailroom'$q$;
     IF v_count > 0 THEN
-        RAISE NOTICE 'mailroom: enqueued % token(s) after the jobs cursor %', v_count, v_last;
+        -- WARNING, not NOTICE: install.sql hides notices, and an operator should see the hand-over.
+        RAISE WARNING 'mailroom: enqueued % token(s) after the jobs cursor %', v_count, v_last;
     END IF;
 END;
 $$;

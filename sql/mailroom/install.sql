@@ -13,6 +13,8 @@
 \set ON_ERROR_STOP 1
 BEGIN;
 DO $$ BEGIN PERFORM pg_advisory_xact_lock(hashtextextended('mailroom.install', 0)); END $$;
+-- Re-running prints a NOTICE per existing object otherwise.
+SET LOCAL client_min_messages = warning;
 \ir 001_schema.sql
 \ir 002_triggers.sql
 \ir 003_inbox.sql
