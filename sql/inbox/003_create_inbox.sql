@@ -100,7 +100,7 @@ BEGIN
             BEGIN
                 RETURN QUERY
                 WITH candidates AS (
-                    SELECT m.event_id
+                    SELECT m.ctid AS row_id
                     FROM %2$s m
                     WHERE m.processed_at IS NULL AND m.retry_count < %3$s
                       AND m.next_attempt_at <= now()
@@ -109,9 +109,10 @@ BEGIN
                     LIMIT p_limit
                     FOR UPDATE OF m SKIP LOCKED
                 ), claimed AS (
+                    -- By ctid (a TID scan; the rows are locked, so their ctid holds): a join on
+                    -- event_id made the planner hash the whole table on every claim.
                     UPDATE %2$s m SET processed_at = now()
-                    FROM candidates
-                    WHERE m.event_id = candidates.event_id
+                    WHERE m.ctid = ANY (ARRAY(SELECT candidates.row_id FROM candidates))
                     RETURNING m.*
                 )
                 SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;

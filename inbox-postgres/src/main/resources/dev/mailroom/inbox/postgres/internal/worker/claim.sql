@@ -1,0 +1,1 @@
+SELECT * FROM inbox.claim_${inbox}(?, ?::integer[])
