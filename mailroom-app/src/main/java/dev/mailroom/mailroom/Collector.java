@@ -119,7 +119,7 @@ public final class Collector {
   private int collect(MailroomConfig config, CollectorLog log) {
     DataSource dataSource = DataSources.of(config.database());
     log.info("connecting to " + config.database().describe());
-    if (inboxMissing(dataSource, config.queue(), log)) {
+    if (inboxMissing(dataSource, config, log)) {
       log.error("inbox " + config.queue() + " does not exist; install the schema first: "
           + "java -jar mailroom-app.jar install (or psql -f sql/inbox/install.sql, then sql/mailroom/install.sql)");
       return EXIT_FAILURE;
@@ -181,21 +181,32 @@ public final class Collector {
     return base.plusMillis((long) Math.ceil(config.batchLimit() * 1000 / config.sendRate()));
   }
 
-  private static boolean inboxMissing(DataSource dataSource, String queue, CollectorLog log) {
+  /**
+   * False when the inbox exists (or the database cannot be asked right now: the worker will keep
+   * retrying). Warns when the inbox notifies on another channel than MAILROOM_CHANNEL_NAME: the
+   * collector would then only find tokens by polling.
+   */
+  private static boolean inboxMissing(DataSource dataSource, MailroomConfig config, CollectorLog log) {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement s = c.prepareStatement(
-            "SELECT to_regclass('inbox.inbox_config') IS NOT NULL "
-                + "AND EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'inbox')")) {
+        PreparedStatement s = c.prepareStatement("SELECT to_regclass('inbox.inbox_config') IS NOT NULL")) {
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
         if (!rs.getBoolean(1)) {
           return true;
         }
       }
-      try (PreparedStatement q = c.prepareStatement("SELECT 1 FROM inbox.inbox_config WHERE inbox_name = ?")) {
-        q.setString(1, queue);
+      try (PreparedStatement q = c.prepareStatement("SELECT notify_channel FROM inbox.inbox_config WHERE inbox_name = ?")) {
+        q.setString(1, config.queue());
         try (ResultSet rs = q.executeQuery()) {
-          return !rs.next();
+          if (!rs.next()) {
+            return true;
+          }
+          String channel = rs.getString(1);
+          if (channel != null && !channel.equals(config.channel())) {
+            log.warn("inbox " + config.queue() + " notifies on channel " + channel + ", not on "
+                + EnvironmentConfig.CHANNEL_NAME + "=" + config.channel() + "; new tokens are found by polling only");
+          }
+          return false;
         }
       }
     } catch (SQLException e) {

@@ -169,6 +169,18 @@ class CollectorTest {
   }
 
   @Test
+  void a_channel_the_inbox_does_not_notify_on_is_reported_and_polling_still_collects() throws Exception {
+    MailroomDb db = MailroomDb.create("mailroom_otherchannel");
+    try (RunningCollector c = RunningCollector.start(RunningCollector.env(db, "MAILROOM_CHANNEL_NAME", "elsewhere",
+        "MAILROOM_BATCH_TIMEOUT", "100"))) {
+      assertThat(c.stderr()).contains("WARN: inbox mailroom notifies on channel token_insert, not on "
+          + "MAILROOM_CHANNEL_NAME=elsewhere");
+      db.signUp("polled");
+      await().atMost(WAIT).until(() -> c.records().size() == 1);
+    }
+  }
+
+  @Test
   void missing_inbox_is_a_clear_error() throws Exception {
     MailroomDb db = MailroomDb.create("mailroom_noinbox");
     RunningCollector c = RunningCollector.start(RunningCollector.env(db, "MAILROOM_QUEUE_NAME", "other"));
