@@ -45,6 +45,24 @@ class OutputLinesTest {
   }
 
   @Test
+  void any_mix_keeps_every_record_once_in_order_within_the_senders_limits() {
+    java.util.Random random = new java.util.Random(42);
+    for (int round = 0; round < 200; round++) {
+      List<OutputRecord> records = new ArrayList<>();
+      int n = random.nextInt(60);
+      for (int i = 0; i < n; i++) {
+        records.add(record(random.nextBoolean() ? TokenAction.ACTIVATION : TokenAction.PASSWORD_RECOVERY, i));
+      }
+      List<SenderProtocol.Parsed> parsed = new ArrayList<>();
+      for (String line : OutputLines.of(records)) {
+        parsed.addAll(SenderProtocol.check(line));
+      }
+      assertThat(parsed).extracting(SenderProtocol.Parsed::login)
+          .containsExactlyElementsOf(records.stream().map(OutputRecord::login).toList());
+    }
+  }
+
+  @Test
   void unprintable_fields_are_detected() {
     assertThat(OutputRecord.problem("a,b@x", "a", "12345")).isPresent();
     assertThat(OutputRecord.problem("a@x", "a\nb", "12345")).isPresent();
