@@ -39,9 +39,12 @@ final class BatchRunner {
   }
 
   private final WorkerContext ctx;
+  /** See {@link ServerBound}: set by the claim statement, for the claim's transaction only. */
+  private final String serverBound;
 
   BatchRunner(WorkerContext ctx) {
     this.ctx = ctx;
+    this.serverBound = ServerBound.millis(ctx.options().processingTimeout());
   }
 
   /** Claims and handles one batch; returns the number of messages claimed. */
@@ -83,10 +86,12 @@ final class BatchRunner {
     }
     PreparedStatement ps = wc.statement("claim");
     ps.setInt(1, ctx.options().batchSize());
+    ps.setString(2, serverBound);
+    ps.setString(3, serverBound);
     if (buckets == null) {
-      ps.setNull(2, Types.ARRAY);
+      ps.setNull(4, Types.ARRAY);
     } else {
-      ps.setArray(2, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
+      ps.setArray(4, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
     }
     try (ResultSet rs = ps.executeQuery()) {
       return MessageMapper.readAll(rs);
