@@ -55,6 +55,11 @@ final class RefusingDataSource implements DataSource {
       }
     });
     handedOut.add(c);
+    if (refuse.get()) {
+      // Severed while connecting: sever() may have looked at handedOut before the add above.
+      c.abort(Runnable::run);
+      throw new SQLException("severed", "08001");
+    }
     return c;
   }
 
