@@ -6,7 +6,7 @@ import dev.mailroom.inbox.InvalidInboxArgumentException;
 import dev.mailroom.inbox.MessageHandler;
 import dev.mailroom.inbox.WorkerListener;
 import dev.mailroom.inbox.WorkerOptions;
-import dev.mailroom.inbox.postgres.internal.worker.WorkerRuntime;
+import dev.mailroom.inbox.postgres.internal.worker.WorkerFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
@@ -120,7 +120,7 @@ public final class PostgresInboxWorker {
         throw new InvalidInboxArgumentException("set exactly one of handler(...) and batchHandler(...)",
             options.inbox());
       }
-      return WorkerRuntime.create(dataSource, options, handler, batchHandler, listener,
+      return WorkerFactory.create(dataSource, options, handler, batchHandler, listener,
           meterRegistry != null ? meterRegistry : new SimpleMeterRegistry(),
           workerId != null ? workerId : defaultWorkerId(), gaugeInterval, retentionInterval, retentionBatchSize);
     }

@@ -7,19 +7,12 @@ import dev.mailroom.inbox.InboxWorker;
 import dev.mailroom.inbox.Outcome;
 import dev.mailroom.inbox.postgres.PostgresInboxWorker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.PrintWriter;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -128,7 +121,7 @@ class ConnectionLossTest extends WorkerTestSupport {
   @ValueSource(booleans = {true, false})
   void a_database_refusing_connections_at_start_is_retried_with_backoff_until_it_answers(boolean listen) {
     String inbox = newInbox("refused");
-    RefusingDataSource ds = new RefusingDataSource(dataSource());
+    RefusingDataSource ds = new RefusingDataSource(dataSource(), true);
     RecordingListener events = new RecordingListener();
     InboxWorker worker = track(PostgresInboxWorker.builder(ds, options(inbox, listen).build())
         .listener(events)
@@ -144,61 +137,5 @@ class ConnectionLossTest extends WorkerTestSupport {
     // The listener reconnects on its own backoff schedule, so "connected" may be reported after the
     // processors have already committed through their own, newer connections.
     await().atMost(Duration.ofSeconds(20)).until(() -> events.connected.get() > 0);
-  }
-
-  /** Connects to a port nobody listens on (a real refusal from pgJDBC) while {@link #refuse} is set. */
-  static final class RefusingDataSource implements DataSource {
-    final AtomicBoolean refuse = new AtomicBoolean(true);
-    private final DataSource delegate;
-    private final PGSimpleDataSource wrongPort = new PGSimpleDataSource();
-
-    RefusingDataSource(DataSource delegate) {
-      this.delegate = delegate;
-      wrongPort.setServerNames(new String[] {"127.0.0.1"});
-      wrongPort.setPortNumbers(new int[] {1});
-      wrongPort.setDatabaseName("nothing");
-      wrongPort.setUser("nobody");
-    }
-
-    @Override
-    public Connection getConnection() throws SQLException {
-      return refuse.get() ? wrongPort.getConnection() : delegate.getConnection();
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) throws SQLException {
-      return getConnection();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-      return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {}
-
-    @Override
-    public void setLoginTimeout(int seconds) {}
-
-    @Override
-    public int getLoginTimeout() {
-      return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-      throw new SQLFeatureNotSupportedException();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-      throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-      return false;
-    }
   }
 }

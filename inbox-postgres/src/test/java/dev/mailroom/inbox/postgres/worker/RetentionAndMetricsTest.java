@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.mailroom.inbox.InboxWorker;
 import dev.mailroom.inbox.Outcome;
+import dev.mailroom.inbox.WorkerListener.WakeUpCause;
 import dev.mailroom.inbox.postgres.PostgresInboxWorker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -61,14 +62,20 @@ class RetentionAndMetricsTest extends WorkerTestSupport {
   void meters_count_claims_outcomes_batches_wake_ups_and_show_the_backlog() {
     String inbox = newInbox("metrics", 5);
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    RecordingListener events = new RecordingListener();
     InboxWorker worker = track(PostgresInboxWorker.builder(dataSource(), options(inbox, true).batchSize(4).build())
         .meterRegistry(registry)
+        .listener(events)
         .gaugeInterval(Duration.ofMillis(100))
         .handler((m, tx) -> m.eventId().startsWith("later")
             ? Outcome.retryAfter(Duration.ofHours(1), "not now")
             : Outcome.processed())
         .build());
     worker.start();
+    // Inserts sent before the LISTEN took effect would wake nobody (the CONNECTED look finds them),
+    // and a notification arriving with the listener's CONNECTED wake-up is reported as CONNECTED: wait
+    // until both connection wake-ups are past (the coordinator's first look, then the listener's).
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.CONNECTED) >= 2);
     insert(inbox, "ok", 0, 10, 10);
     insert(inbox, "later", 0, 3, 3);
     await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {

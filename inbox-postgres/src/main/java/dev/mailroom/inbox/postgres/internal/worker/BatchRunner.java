@@ -23,8 +23,19 @@ final class BatchRunner {
 
   private static final Logger LOG = LoggerFactory.getLogger(BatchRunner.class);
 
-  /** The runtime's side of a running batch: reservations, watchdog, stop. */
+  /** The run's side of a running batch: reservations, watchdog, stop. */
   interface Tracker {
+    /** Nothing to track: runOnce() has no reservations and no watchdog. */
+    Tracker NONE = new Tracker() {
+      @Override
+      public void claimed(int count) {}
+
+      @Override
+      public Runnable started(Batch batch) {
+        return () -> { };
+      }
+    };
+
     void claimed(int count);
 
     /** Called once the batch is claimed; returns what to call when the handler is done. */
@@ -39,9 +50,12 @@ final class BatchRunner {
   }
 
   private final WorkerContext ctx;
+  /** See {@link ServerBound}: set by the claim statement, for the claim's transaction only. */
+  private final String serverBound;
 
   BatchRunner(WorkerContext ctx) {
     this.ctx = ctx;
+    this.serverBound = ServerBound.millis(ctx.options().processingTimeout());
   }
 
   /** Claims and handles one batch; returns the number of messages claimed. */
@@ -83,10 +97,12 @@ final class BatchRunner {
     }
     PreparedStatement ps = wc.statement("claim");
     ps.setInt(1, ctx.options().batchSize());
+    ps.setString(2, serverBound);
+    ps.setString(3, serverBound);
     if (buckets == null) {
-      ps.setNull(2, Types.ARRAY);
+      ps.setNull(4, Types.ARRAY);
     } else {
-      ps.setArray(2, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
+      ps.setArray(4, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
     }
     try (ResultSet rs = ps.executeQuery()) {
       return MessageMapper.readAll(rs);
@@ -98,32 +114,53 @@ final class BatchRunner {
     Tally tally = new Tally();
     List<Failure> failures;
     try {
-      failures = ctx.batchHandler() != null
-          ? handleBatch(wc, messages, tally)
-          : handleEach(wc, messages, tally, batch);
-    } catch (HandlerAbortException e) {
-      if (!batch.finish()) {
-        throw new TakenAwayException();
-      }
-      wc.rollbackQuietly();
-      throw e;
+      failures = runHandler(wc, messages, tally, batch);
     } catch (BatchFailed e) {
-      if (!batch.finish()) {
-        throw new TakenAwayException();
-      }
       // The whole transaction goes (the handler's writes with it); each message gets a failed attempt.
       wc.connection().rollback();
       recordInNewTransaction(wc, messages, e.getCause());
       return;
+    }
+    commit(wc, messages, failures, tally);
+  }
+
+  /**
+   * Runs the handler on the batch; returns the failures to record. Whatever happens, once this
+   * returns or throws anything but TakenAwayException, the batch is this processor's to end.
+   */
+  private List<Failure> runHandler(WorkerConnection wc, List<InboxMessage> messages, Tally tally, Batch batch)
+      throws SQLException, TakenAwayException, BatchFailed {
+    try {
+      List<Failure> failures = ctx.batchHandler() != null
+          ? handleBatch(wc, messages, tally)
+          : handleEach(wc, messages, tally, batch);
+      finishOrThrow(batch);
+      return failures;
+    } catch (HandlerAbortException e) {
+      finishOrThrow(batch);
+      wc.rollbackQuietly();
+      throw e;
+    } catch (BatchFailed e) {
+      finishOrThrow(batch);
+      throw e;
     } catch (SQLException e) {
       if (batch.takenAway()) {
         throw new TakenAwayException();
       }
       throw e;
     }
+  }
+
+  /** Claims the right to end the batch; the watchdog or stop() may have taken it away already. */
+  private static void finishOrThrow(Batch batch) throws TakenAwayException {
     if (!batch.finish()) {
       throw new TakenAwayException();
     }
+  }
+
+  /** Records the failures and commits: the messages processed, the failed ones reset for a retry. */
+  private void commit(WorkerConnection wc, List<InboxMessage> messages, List<Failure> failures, Tally tally)
+      throws SQLException {
     try {
       FailureRecorder.record(wc, ctx.inbox(), failures, ctx.metrics());
       wc.connection().commit();
@@ -149,38 +186,43 @@ final class BatchRunner {
       throws SQLException {
     List<Failure> failures = new ArrayList<>();
     for (InboxMessage m : messages) {
-      if (batch.takenAway()) {
-        throw new SQLException("batch taken away", "57014");
-      }
+      checkNotTakenAway(batch);
       MessageTransaction tx = new MessageTransaction(wc, true);
-      Outcome outcome;
-      Throwable error = null;
-      long start = System.nanoTime();
-      try {
-        outcome = ctx.messageHandler().handle(m, tx);
-      } catch (HandlerAbortException e) {
-        throw e;
-      } catch (Exception e) {
-        outcome = null;
-        error = e;
-      } finally {
-        ctx.metrics().handlerNanos(System.nanoTime() - start);
-      }
-      if (batch.takenAway()) {
-        throw new SQLException("batch taken away", "57014");
-      }
-      if (error == null && (outcome == null || outcome.marksProcessed())) {
+      Attempt attempt = attempt(m, tx);
+      checkNotTakenAway(batch);
+      if (attempt.succeeded()) {
         tx.release();
-        tally.count(outcome);
+        tally.count(attempt.outcome());
       } else {
         tx.rollback();
-        failures.add(error != null ? Failure.of(m.eventId(), error) : Failure.of(m.eventId(), outcome));
-        if (error != null) {
-          LOG.debug("inbox {}: handler failed on {}", ctx.inbox(), m.eventId(), error);
+        failures.add(attempt.failure(m.eventId()));
+        if (attempt.error() != null) {
+          LOG.debug("inbox {}: handler failed on {}", ctx.inbox(), m.eventId(), attempt.error());
         }
       }
     }
     return failures;
+  }
+
+  /** One call of the message handler: its outcome, or what it threw (HandlerAbortException goes up). */
+  private Attempt attempt(InboxMessage m, MessageTransaction tx) {
+    long start = System.nanoTime();
+    try {
+      return new Attempt(ctx.messageHandler().handle(m, tx), null);
+    } catch (HandlerAbortException e) {
+      throw e;
+    } catch (Exception e) {
+      return new Attempt(null, e);
+    } finally {
+      ctx.metrics().handlerNanos(System.nanoTime() - start);
+    }
+  }
+
+  /** The watchdog or stop() took the batch: stop handling it (its connection is gone anyway). */
+  private static void checkNotTakenAway(Batch batch) throws SQLException {
+    if (batch.takenAway()) {
+      throw new SQLException("batch taken away", "57014");
+    }
   }
 
   private List<Failure> handleBatch(WorkerConnection wc, List<InboxMessage> messages, Tally tally)
@@ -225,6 +267,17 @@ final class BatchRunner {
     } catch (SQLException | RuntimeException e) {
       wc.rollbackQuietly();
       throw e;
+    }
+  }
+
+  /** What became of one message: a null outcome without error means processed. */
+  private record Attempt(Outcome outcome, Throwable error) {
+    boolean succeeded() {
+      return error == null && (outcome == null || outcome.marksProcessed());
+    }
+
+    Failure failure(String eventId) {
+      return error != null ? Failure.of(eventId, error) : Failure.of(eventId, outcome);
     }
   }
 

@@ -18,9 +18,12 @@ final class Connections {
     }
   }
 
-  /** Class 08 (connection exception) and the operator interventions that end a session. */
+  /**
+   * Class 08 (connection exception), the operator interventions that end a session, and the
+   * server-side timeouts that end one (idle in transaction 25P03; transaction_timeout 25P04, PG 17+).
+   */
   static boolean isConnectionState(String state) {
     return state != null && (state.startsWith("08") || state.equals("57P01") || state.equals("57P02")
-        || state.equals("57P03"));
+        || state.equals("57P03") || state.equals("25P03") || state.equals("25P04"));
   }
 }

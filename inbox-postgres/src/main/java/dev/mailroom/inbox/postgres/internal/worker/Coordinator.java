@@ -30,16 +30,19 @@ final class Coordinator implements Runnable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
 
-  private final WorkerRuntime runtime;
+  private final WorkerRun run;
   private final WorkerContext ctx;
   private final Wakeups wakeups;
   private final boolean primary;
   private final long batchTimeoutNanos;
   private final long pollNanos;
   private final int batchSize;
+  /** Messages were waiting at the last look, first seen at {@link #firstSeen} (System.nanoTime). */
+  private boolean seen;
+  private long firstSeen;
 
-  Coordinator(WorkerRuntime runtime, WorkerContext ctx, Wakeups wakeups) {
-    this.runtime = runtime;
+  Coordinator(WorkerRun run, WorkerContext ctx, Wakeups wakeups) {
+    this.run = run;
     this.ctx = ctx;
     this.wakeups = wakeups;
     // Without LISTEN this connection is the one whose state the application hears about.
@@ -53,18 +56,18 @@ final class Coordinator implements Runnable {
   public void run() {
     Backoff backoff = new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
     try {
-      while (!runtime.stopping()) {
+      while (!run.stopping()) {
         WorkerConnection wc = null;
         try {
           wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, "coordinator");
-          runtime.register(wc);
+          run.register(wc);
           backoff.reset();
           if (primary) {
             ctx.listener().connected();
           }
           loop(wc);
         } catch (SQLException e) {
-          if (runtime.stopping()) {
+          if (run.stopping()) {
             return;
           }
           Duration delay = backoff.next();
@@ -74,10 +77,10 @@ final class Coordinator implements Runnable {
           if (primary) {
             ctx.listener().connectionLost(e, delay);
           }
-          runtime.sleep(delay);
+          run.sleep(delay);
         } finally {
           if (wc != null) {
-            runtime.unregister(wc);
+            run.unregister(wc);
             wc.close();
           }
         }
@@ -88,39 +91,20 @@ final class Coordinator implements Runnable {
   }
 
   private void loop(WorkerConnection wc) throws SQLException, InterruptedException {
-    long firstSeen = 0;
-    boolean seen = false;
+    seen = false;
     long nextPoll = System.nanoTime();
     // Whatever happened while disconnected, look at once.
-    boolean look = true;
-    WakeUpCause cause = WakeUpCause.CONNECTED;
-    while (!runtime.stopping()) {
-      if (cause != null) {
-        ctx.metrics().wakeUp(cause);
-        ctx.listener().wakeUp(cause);
+    Next next = new Next(true, WakeUpCause.CONNECTED);
+    while (!run.stopping()) {
+      if (next.cause() != null) {
+        ctx.metrics().wakeUp(next.cause());
+        ctx.listener().wakeUp(next.cause());
       }
-      boolean free = runtime.hasFreeSlot();
-      if (look) {
+      boolean free = run.hasFreeSlot();
+      if (next.look()) {
         nextPoll = System.nanoTime() + pollNanos;
-      }
-      if (look && free) {
-        int reserved = runtime.reserved();
-        int available = count(wc, batchSize + reserved) - reserved;
-        long now = System.nanoTime();
-        if (available <= 0) {
-          seen = false;
-        } else {
-          if (!seen) {
-            seen = true;
-            firstSeen = now;
-          }
-          if (available >= batchSize) {
-            runtime.dispatch(DispatchReason.MAX_REACHED);
-            wakeups.post(Wakeups.Event.RECHECK);
-          } else if (now - firstSeen >= batchTimeoutNanos) {
-            runtime.dispatch(DispatchReason.TIMEOUT);
-            seen = false;
-          }
+        if (free) {
+          lookAndDispatch(wc);
         }
       }
       long deadline = nextPoll;
@@ -129,7 +113,6 @@ final class Coordinator implements Runnable {
         deadline = Math.min(deadline, firstSeen + batchTimeoutNanos);
       }
       Set<Wakeups.Event> events = wakeups.awaitUntil(deadline);
-      long now = System.nanoTime();
       if (events.contains(Wakeups.Event.STOP)) {
         return;
       }
@@ -138,23 +121,53 @@ final class Coordinator implements Runnable {
         // process's open batch). Wait for a real wake-up rather than dispatch again in a loop.
         seen = false;
       }
-      look = true;
-      if (events.contains(Wakeups.Event.CONNECTED)) {
-        cause = WakeUpCause.CONNECTED;
-      } else if (events.contains(Wakeups.Event.NOTIFY)) {
-        cause = WakeUpCause.NOTIFY;
-      } else if (events.contains(Wakeups.Event.BATCH_DONE) || events.contains(Wakeups.Event.RECHECK)) {
-        cause = null; // internal: look again, full batches go out back to back
-      } else if (seen && now - firstSeen >= batchTimeoutNanos) {
-        cause = WakeUpCause.TIMEOUT;
-      } else if (now >= nextPoll) {
-        cause = WakeUpCause.POLL;
-      } else {
-        cause = null;
-        look = false;
-      }
+      next = next(events, System.nanoTime(), nextPoll);
     }
   }
+
+  /** Counts the waiting messages and applies the batching rule: a full batch now, fewer at the timeout. */
+  private void lookAndDispatch(WorkerConnection wc) throws SQLException {
+    int reserved = run.reserved();
+    int available = count(wc, batchSize + reserved) - reserved;
+    long now = System.nanoTime();
+    if (available <= 0) {
+      seen = false;
+      return;
+    }
+    if (!seen) {
+      seen = true;
+      firstSeen = now;
+    }
+    if (available >= batchSize) {
+      run.dispatch(DispatchReason.MAX_REACHED);
+      wakeups.post(Wakeups.Event.RECHECK);
+    } else if (now - firstSeen >= batchTimeoutNanos) {
+      run.dispatch(DispatchReason.TIMEOUT);
+      seen = false;
+    }
+  }
+
+  /** Whether to look again after these events, and the wake-up cause to report (null: none). */
+  private Next next(Set<Wakeups.Event> events, long now, long nextPoll) {
+    if (events.contains(Wakeups.Event.CONNECTED)) {
+      return new Next(true, WakeUpCause.CONNECTED);
+    }
+    if (events.contains(Wakeups.Event.NOTIFY)) {
+      return new Next(true, WakeUpCause.NOTIFY);
+    }
+    if (events.contains(Wakeups.Event.BATCH_DONE) || events.contains(Wakeups.Event.RECHECK)) {
+      return new Next(true, null); // internal: look again, full batches go out back to back
+    }
+    if (seen && now - firstSeen >= batchTimeoutNanos) {
+      return new Next(true, WakeUpCause.TIMEOUT);
+    }
+    if (now >= nextPoll) {
+      return new Next(true, WakeUpCause.POLL);
+    }
+    return new Next(false, null);
+  }
+
+  private record Next(boolean look, WakeUpCause cause) {}
 
   private int count(WorkerConnection wc, int cap) throws SQLException {
     PreparedStatement ps = wc.statement("count_waiting");

@@ -22,13 +22,13 @@ final class NotificationListener implements Runnable {
   /** How long one wait for notifications lasts; stop() aborts the connection rather than waiting this out. */
   private static final int WAIT_MILLIS = 5_000;
 
-  private final WorkerRuntime runtime;
+  private final WorkerRun run;
   private final WorkerContext ctx;
   private final Wakeups wakeups;
   private final String channel;
 
-  NotificationListener(WorkerRuntime runtime, WorkerContext ctx, Wakeups wakeups, String channel) {
-    this.runtime = runtime;
+  NotificationListener(WorkerRun run, WorkerContext ctx, Wakeups wakeups, String channel) {
+    this.run = run;
     this.ctx = ctx;
     this.wakeups = wakeups;
     this.channel = channel;
@@ -38,14 +38,14 @@ final class NotificationListener implements Runnable {
   public void run() {
     Backoff backoff = new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
     try {
-      while (!runtime.stopping()) {
+      while (!run.stopping()) {
         WorkerConnection wc = null;
         try {
           wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, "listener");
-          runtime.register(wc);
+          run.register(wc);
           String channel = this.channel != null ? this.channel : channelOf(wc);
           if (channel == null) {
-            runtime.fail(new InboxNotFoundException("inbox " + ctx.inbox() + " does not exist", ctx.inbox(), null));
+            run.fail(new InboxNotFoundException("inbox " + ctx.inbox() + " does not exist", ctx.inbox(), null));
             return;
           }
           try (Statement s = wc.connection().createStatement()) {
@@ -55,14 +55,14 @@ final class NotificationListener implements Runnable {
           ctx.listener().connected();
           wakeups.post(Wakeups.Event.CONNECTED);
           PGConnection pg = wc.connection().unwrap(PGConnection.class);
-          while (!runtime.stopping()) {
+          while (!run.stopping()) {
             PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
             if (notifications != null && notifications.length > 0) {
               wakeups.post(Wakeups.Event.NOTIFY);
             }
           }
         } catch (SQLException e) {
-          if (runtime.stopping()) {
+          if (run.stopping()) {
             return;
           }
           Duration delay = backoff.next();
@@ -70,10 +70,10 @@ final class NotificationListener implements Runnable {
           LOG.warn("inbox {}: LISTEN connection failed ({}); retrying in {} ms", ctx.inbox(), e.getMessage(),
               delay.toMillis());
           ctx.listener().connectionLost(e, delay);
-          runtime.sleep(delay);
+          run.sleep(delay);
         } finally {
           if (wc != null) {
-            runtime.unregister(wc);
+            run.unregister(wc);
             wc.close();
           }
         }

@@ -16,7 +16,7 @@ final class Processor implements Runnable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Processor.class);
 
-  private final WorkerRuntime runtime;
+  private final WorkerRun run;
   private final WorkerContext ctx;
   private final BatchRunner runner;
   private final Batch timedOut;
@@ -24,8 +24,8 @@ final class Processor implements Runnable {
   private final Backoff backoff;
   private WorkerConnection wc;
 
-  Processor(WorkerRuntime runtime, WorkerContext ctx, Batch timedOut, Dispatch timedOutDispatch) {
-    this.runtime = runtime;
+  Processor(WorkerRun run, WorkerContext ctx, Batch timedOut, Dispatch timedOutDispatch) {
+    this.run = run;
     this.ctx = ctx;
     this.runner = new BatchRunner(ctx);
     this.timedOut = timedOut;
@@ -40,7 +40,7 @@ final class Processor implements Runnable {
         recordTimeout();
       }
       Dispatch d;
-      while ((d = runtime.nextDispatch()) != null) {
+      while ((d = run.nextDispatch()) != null) {
         if (!runOne(d)) {
           return;
         }
@@ -59,7 +59,7 @@ final class Processor implements Runnable {
     boolean failed = false;
     try {
       ensureConnection();
-      claimed = runner.run(wc, d.reason, runtime.tracker(d, this));
+      claimed = runner.run(wc, d.reason, run.tracker(d));
       backoff.reset();
     } catch (BatchRunner.TakenAwayException e) {
       closeConnection(); // aborted with the batch
@@ -68,7 +68,7 @@ final class Processor implements Runnable {
       return false;
     } catch (HandlerAbortException e) {
       LOG.error("inbox {}: handler aborted; the batch is rolled back and the worker stops", ctx.inbox(), e);
-      runtime.fail(e);
+      run.fail(e);
     } catch (SQLException e) {
       failed = true;
       connectionLost(e);
@@ -79,7 +79,7 @@ final class Processor implements Runnable {
     } finally {
       if (!handOver) {
         // After a failure (and the backoff, slept above) the messages may be waiting again: look again.
-        runtime.dispatchDone(d, claimed, failed);
+        run.dispatchDone(d, claimed, failed);
       }
     }
     return true;
@@ -92,7 +92,7 @@ final class Processor implements Runnable {
           + ctx.options().processingTimeout()));
     }
     try {
-      while (!runtime.stopping()) {
+      while (!run.stopping()) {
         try {
           ensureConnection();
           BatchRunner.recordFailures(wc, ctx, failures);
@@ -104,7 +104,7 @@ final class Processor implements Runnable {
         }
       }
     } finally {
-      runtime.dispatchDone(timedOutDispatch, failures.size(), false);
+      run.dispatchDone(timedOutDispatch, failures.size(), false);
     }
   }
 
@@ -120,7 +120,7 @@ final class Processor implements Runnable {
     java.time.Duration delay = backoff.next();
     LOG.warn("inbox {}: processor connection failed ({}); retrying in {} ms", ctx.inbox(), e.getMessage(),
         delay.toMillis());
-    runtime.sleep(delay);
+    run.sleep(delay);
   }
 
   private void closeConnection() {
