@@ -50,6 +50,10 @@ final class WorkerConnection implements AutoCloseable {
         s.execute("SET application_name = 'inbox:" + inbox + ":" + role + "'");
       }
       handle.getConnection().setAutoCommit(!transactional);
+      // Every claim (and the lease guard of the automatic mode) relies on READ COMMITTED: each
+      // statement sees what committed before it. A database whose default is REPEATABLE READ or
+      // SERIALIZABLE would hand the guard a snapshot older than a lease move.
+      handle.getConnection().setTransactionIsolation(java.sql.Connection.TRANSACTION_READ_COMMITTED);
       return new WorkerConnection(handle, inbox);
     } catch (SQLException | RuntimeException e) {
       closeQuietly(handle);
