@@ -22,6 +22,12 @@ case "${1:-start}" in
 esac
 
 [ -x "$BIN/postgres" ] || exit 3
+# Take the next free port if the wanted one is busy (an embedded test server may hold it).
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for _ in $(seq 1 50); do
+  port_busy "$PORT" || break
+  PORT=$((PORT + 1))
+done
 if [ -f "$DATA/postmaster.pid" ]; then
   as_postgres "$BIN/pg_ctl" -D "$DATA" -m immediate stop >/dev/null 2>&1 || true
 fi

@@ -18,4 +18,5 @@ SET LOCAL client_min_messages = warning;
 \ir 006_ordering.sql
 \ir 007_priority.sql
 \ir 008_tracking.sql
+\ir 009_workers.sql
 COMMIT;

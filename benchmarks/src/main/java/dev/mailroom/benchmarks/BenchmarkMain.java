@@ -12,7 +12,8 @@ import java.util.List;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--runs N] [--scale F] [--out FILE] [scenario...]
- * scenarios: produce consume e2e mailroom operator memory (default: all)
+ * scenarios: produce consume consume-plain e2e mailroom (includes memory) operator (default: all)
+ * --mailroom-jar PATH (default mailroom-app/target/mailroom-app.jar), --collector-jvm-flag FLAG (repeatable)
  * </pre>
  */
 public final class BenchmarkMain {
@@ -23,17 +24,21 @@ public final class BenchmarkMain {
     int runs = 5;
     double scale = 1.0;
     Path out = null;
+    Path mailroomJar = Path.of("mailroom-app/target/mailroom-app.jar");
+    List<String> collectorFlags = new ArrayList<>();
     List<String> scenarios = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--runs" -> runs = Integer.parseInt(args[++i]);
         case "--scale" -> scale = Double.parseDouble(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
+        case "--mailroom-jar" -> mailroomJar = Path.of(args[++i]);
+        case "--collector-jvm-flag" -> collectorFlags.add(args[++i]);
         default -> scenarios.add(args[i]);
       }
     }
     if (scenarios.isEmpty()) {
-      scenarios = Arrays.asList("produce", "consume", "e2e", "mailroom", "operator", "memory");
+      scenarios = Arrays.asList("produce", "consume", "e2e", "mailroom", "operator");
     }
     Report report = new Report(System.out, out);
     report.line("Server: " + BenchDatabase.create("probe").describeServer());
@@ -42,6 +47,12 @@ public final class BenchmarkMain {
     for (String scenario : scenarios) {
       switch (scenario) {
         case "produce" -> ProduceScenario.run(report, runs, scale);
+        case "consume" -> ConsumeScenario.run(report, runs, scale,
+            List.of(ConsumeScenario.Variant.values()), new int[] {1, 10, 100, 1000});
+        case "consume-plain" -> ConsumeScenario.run(report, runs, scale,
+            List.of(ConsumeScenario.Variant.PLAIN), new int[] {100, 1000});
+        case "e2e" -> EndToEndScenario.run(report, scale);
+        case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
         case "operator" -> OperatorFunctionsScenario.run(report, scale < 1 ? new int[] {10_000, 100_000}
             : new int[] {10_000, 1_000_000});
         default -> throw new IllegalArgumentException("unknown scenario " + scenario);

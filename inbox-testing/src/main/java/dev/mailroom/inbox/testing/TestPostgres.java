@@ -81,21 +81,29 @@ public final class TestPostgres {
     return kind;
   }
 
-  /** Creates an empty database with a unique name derived from {@code prefix}. */
+  /**
+   * Creates an empty database with a unique name derived from {@code prefix}. The name carries the
+   * pid, but pids are reused (pid_max is often 32768) and databases on a long-lived server given
+   * by {@value #URL_VARIABLE} are never dropped: a name taken by an earlier JVM is skipped.
+   */
   public TestDatabase newDatabase(String prefix) {
-    String name = (prefix.replaceAll("[^A-Za-z0-9]", "_") + "_" + ProcessHandle.current().pid()
-            + "_" + DATABASE_COUNTER.incrementAndGet())
-        .toLowerCase(Locale.ROOT);
-    if (name.length() > 60) {
-      name = name.substring(name.length() - 60);
+    for (int attempt = 0; ; attempt++) {
+      String name = (prefix.replaceAll("[^A-Za-z0-9]", "_") + "_" + ProcessHandle.current().pid()
+              + "_" + DATABASE_COUNTER.incrementAndGet())
+          .toLowerCase(Locale.ROOT);
+      if (name.length() > 60) {
+        name = name.substring(name.length() - 60);
+      }
+      try (Connection c = DriverManager.getConnection(adminUrl, properties());
+          Statement s = c.createStatement()) {
+        s.execute("CREATE DATABASE \"" + name + "\"");
+        return new TestDatabase(withDatabase(adminUrl, name), user, password, name);
+      } catch (SQLException e) {
+        if (!"42P04".equals(e.getSQLState()) || attempt >= 1000) { // 42P04: duplicate_database
+          throw new IllegalStateException("cannot create test database " + name + " on " + adminUrl, e);
+        }
+      }
     }
-    try (Connection c = DriverManager.getConnection(adminUrl, properties());
-        Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE \"" + name + "\"");
-    } catch (SQLException e) {
-      throw new IllegalStateException("cannot create test database " + name + " on " + adminUrl, e);
-    }
-    return new TestDatabase(withDatabase(adminUrl, name), user, password, name);
   }
 
   private Properties properties() {
@@ -134,7 +142,11 @@ public final class TestPostgres {
     try {
       EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder().setServerConfig("max_connections", "300");
       if (Boolean.getBoolean(DURABLE_PROPERTY)) {
-        builder.setServerConfig("shared_buffers", "1GB").setServerConfig("synchronous_commit", "on");
+        // zonky's defaults turn fsync, synchronous_commit and full_page_writes off: undo all three.
+        builder.setServerConfig("shared_buffers", "1GB")
+            .setServerConfig("fsync", "on")
+            .setServerConfig("synchronous_commit", "on")
+            .setServerConfig("full_page_writes", "on");
       } else {
         builder.setServerConfig("fsync", "off")
             .setServerConfig("synchronous_commit", "off")

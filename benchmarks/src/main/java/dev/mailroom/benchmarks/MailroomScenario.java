@@ -1,0 +1,109 @@
+package dev.mailroom.benchmarks;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Scenarios 4 and 6: the real collector jar against the benchmark database. Throughput: accounts
+ * inserted in one transaction (each makes an activation token, hence one inbox message), timed from
+ * that commit to the last record on the collector's stdout. Latency: single account inserts at
+ * batch limit 1, from commit to the line. Memory: the collector's peak RSS while draining.
+ */
+final class MailroomScenario {
+
+  static final String SECRET_KEY = "cafebabe".repeat(8);
+
+  static void run(Report report, int runs, double scale, Path jar, List<String> jvmFlags) throws Exception {
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(jar + " is missing: build it with ./mvnw -q package -DskipTests");
+    }
+    BenchDatabase db = BenchDatabase.create("mailroom");
+    Map<String, String> env = new HashMap<>();
+    env.put("MAILROOM_DATABASE_URL", db.database.jdbcUrl()
+        + (db.database.user() == null || db.database.jdbcUrl().contains("user=") ? "" : "?user=" + db.database.user()));
+    env.put("MAILROOM_SECRET_KEY", SECRET_KEY);
+    install(jar, env);
+
+    report.section("Mailroom collector: accounts inserted in one transaction -> records on stdout (JVM flags: "
+        + (jvmFlags.isEmpty() ? "none" : String.join(" ", jvmFlags)) + ")",
+        "| batch limit | tokens | tokens/s | collector peak RSS |");
+    int tokens = (int) (100_000 * scale);
+    for (int limit : new int[] {10, 100}) {
+      Measurements rate = new Measurements();
+      double peakRss = 0;
+      for (int run = -1; run < runs; run++) {
+        env.put("MAILROOM_BATCH_LIMIT", Integer.toString(limit));
+        env.put("MAILROOM_BATCH_TIMEOUT", "1000");
+        try (CollectorProcess collector = new CollectorProcess(jar, jvmFlags, env, false)) {
+          collector.awaitLog("connected", 120);
+          long start = System.nanoTime();
+          insertAccounts(db, "r" + run + "l" + limit, tokens);
+          while (collector.records() < tokens) {
+            Thread.sleep(1);
+          }
+          double r = tokens / ((System.nanoTime() - start) / 1e9);
+          if (run >= 0) {
+            rate.add(r);
+            peakRss = Math.max(peakRss, collector.peakRssMib());
+          }
+        }
+      }
+      report.row(limit, String.format("%,d", tokens), rate.summary(), String.format(Locale.ROOT, "%.0f MiB", peakRss));
+    }
+
+    report.section("Mailroom collector latency at batch limit 1 (account insert commit -> line read from stdout)",
+        "| inserts | p50 | p99 | max |");
+    env.put("MAILROOM_BATCH_LIMIT", "1");
+    LatencyRecorder latency = new LatencyRecorder();
+    try (CollectorProcess collector = new CollectorProcess(jar, jvmFlags, env, true);
+        Connection c = db.dataSource.getConnection();
+        PreparedStatement insert = c.prepareStatement("INSERT INTO accounts (email, login) VALUES (?, ?)")) {
+      collector.awaitLog("connected", 120);
+      int inserts = (int) Math.max(50, 500 * scale);
+      for (int i = -50; i < inserts; i++) { // the first 50 warm up
+        String email = "lat" + i + "@bench.test";
+        insert.setString(1, email);
+        insert.setString(2, "lat" + i);
+        insert.executeUpdate();
+        long committed = System.nanoTime();
+        Long seen;
+        while ((seen = collector.lineSeenAt(email)) == null) {
+          Thread.onSpinWait();
+        }
+        if (i >= 0) {
+          latency.recordNanos(seen - committed);
+        }
+        Thread.sleep(5);
+      }
+      report.row(inserts, ms(latency.percentileMillis(50)), ms(latency.percentileMillis(99)), ms(latency.maxMillis()));
+    }
+  }
+
+  private static void install(Path jar, Map<String, String> env) throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-jar", jar.toString(), "install").inheritIO();
+    builder.environment().putAll(env);
+    int exit = builder.start().waitFor();
+    if (exit != 0) {
+      throw new IllegalStateException("mailroom install exited " + exit);
+    }
+  }
+
+  private static void insertAccounts(BenchDatabase db, String prefix, int count) throws Exception {
+    try (Connection c = db.dataSource.getConnection(); Statement s = c.createStatement()) {
+      s.execute(("INSERT INTO accounts (email, login) SELECT '%1$s' || g || '@bench.test', '%1$s' || g "
+          + "FROM generate_series(1, %2$d) g").formatted(prefix, count));
+    }
+  }
+
+  private static String ms(double millis) {
+    return String.format(Locale.ROOT, "%.2f ms", millis);
+  }
+}

@@ -1,0 +1,189 @@
+package dev.mailroom.inbox.postgres.internal.worker;
+
+import dev.mailroom.inbox.WorkerListener.DispatchReason;
+import dev.mailroom.inbox.WorkerListener.WakeUpCause;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The batching rule (the original mailroom collector's, made robust), on one thread with its own
+ * connection for counting:
+ *
+ * <ul>
+ *   <li>on every wake-up (notification, poll interval, batch timeout, (re)connection) count the
+ *       waiting messages in the database, capped, minus those already dispatched; notifications are
+ *       only a hint, so folded or lost ones lose nothing;
+ *   <li>at least a batch waiting: dispatch a full batch at once, and look again right away (full
+ *       batches go out back to back while processors are free);
+ *   <li>fewer: dispatch once the batch timeout has passed since the first wake-up that saw them
+ *       (at once with a zero timeout);
+ *   <li>no notification for a poll interval: look anyway.
+ * </ul>
+ */
+final class Coordinator implements Runnable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
+
+  private final WorkerRun run;
+  private final WorkerContext ctx;
+  private final Wakeups wakeups;
+  private final boolean primary;
+  private final long batchTimeoutNanos;
+  private final long pollNanos;
+  private final int batchSize;
+  /** Messages were waiting at the last look, first seen at {@link #firstSeen} (System.nanoTime). */
+  private boolean seen;
+  private long firstSeen;
+
+  Coordinator(WorkerRun run, WorkerContext ctx, Wakeups wakeups) {
+    this.run = run;
+    this.ctx = ctx;
+    this.wakeups = wakeups;
+    // Without LISTEN this connection is the one whose state the application hears about.
+    this.primary = !ctx.options().listen();
+    this.batchTimeoutNanos = ctx.options().batchTimeout().toNanos();
+    this.pollNanos = ctx.options().pollInterval().toNanos();
+    this.batchSize = ctx.options().batchSize();
+  }
+
+  @Override
+  public void run() {
+    Backoff backoff = new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
+    try {
+      while (!run.stopping()) {
+        WorkerConnection wc = null;
+        try {
+          wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, "coordinator");
+          run.register(wc);
+          backoff.reset();
+          if (primary) {
+            ctx.listener().connected();
+          }
+          loop(wc);
+        } catch (SQLException e) {
+          if (run.stopping()) {
+            return;
+          }
+          Duration delay = backoff.next();
+          ctx.metrics().reconnects.increment();
+          LOG.warn("inbox {}: coordinator connection failed ({}); retrying in {} ms", ctx.inbox(), e.getMessage(),
+              delay.toMillis());
+          if (primary) {
+            ctx.listener().connectionLost(e, delay);
+          }
+          run.sleep(delay);
+        } finally {
+          if (wc != null) {
+            run.unregister(wc);
+            wc.close();
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void loop(WorkerConnection wc) throws SQLException, InterruptedException {
+    seen = false;
+    long nextPoll = System.nanoTime();
+    // Whatever happened while disconnected, look at once.
+    Next next = new Next(true, WakeUpCause.CONNECTED);
+    while (!run.stopping()) {
+      if (next.cause() != null) {
+        ctx.metrics().wakeUp(next.cause());
+        ctx.listener().wakeUp(next.cause());
+      }
+      boolean free = run.hasFreeSlot();
+      if (next.look()) {
+        nextPoll = System.nanoTime() + pollNanos;
+        if (free) {
+          lookAndDispatch(wc);
+        }
+      }
+      long deadline = nextPoll;
+      // With every processor busy an expired timer can wait for the next BATCH_DONE.
+      if (seen && free) {
+        deadline = Math.min(deadline, firstSeen + batchTimeoutNanos);
+      }
+      Set<Wakeups.Event> events = wakeups.awaitUntil(deadline);
+      if (events.contains(Wakeups.Event.STOP)) {
+        return;
+      }
+      if (events.contains(Wakeups.Event.SLOT_FREE) && !events.contains(Wakeups.Event.BATCH_DONE)) {
+        // A processor came back empty-handed: what we counted is held by someone else (another
+        // process's open batch). Wait for a real wake-up rather than dispatch again in a loop.
+        seen = false;
+      }
+      next = next(events, System.nanoTime(), nextPoll);
+    }
+  }
+
+  /** Counts the waiting messages and applies the batching rule: a full batch now, fewer at the timeout. */
+  private void lookAndDispatch(WorkerConnection wc) throws SQLException {
+    int reserved = run.reserved();
+    int available = count(wc, batchSize + reserved) - reserved;
+    long now = System.nanoTime();
+    if (available <= 0) {
+      seen = false;
+      return;
+    }
+    if (!seen) {
+      seen = true;
+      firstSeen = now;
+    }
+    if (available >= batchSize) {
+      run.dispatch(DispatchReason.MAX_REACHED);
+      wakeups.post(Wakeups.Event.RECHECK);
+    } else if (now - firstSeen >= batchTimeoutNanos) {
+      run.dispatch(DispatchReason.TIMEOUT);
+      seen = false;
+    }
+  }
+
+  /** Whether to look again after these events, and the wake-up cause to report (null: none). */
+  private Next next(Set<Wakeups.Event> events, long now, long nextPoll) {
+    if (events.contains(Wakeups.Event.CONNECTED)) {
+      return new Next(true, WakeUpCause.CONNECTED);
+    }
+    if (events.contains(Wakeups.Event.NOTIFY)) {
+      return new Next(true, WakeUpCause.NOTIFY);
+    }
+    if (events.contains(Wakeups.Event.BATCH_DONE) || events.contains(Wakeups.Event.RECHECK)) {
+      return new Next(true, null); // internal: look again, full batches go out back to back
+    }
+    if (seen && now - firstSeen >= batchTimeoutNanos) {
+      return new Next(true, WakeUpCause.TIMEOUT);
+    }
+    if (now >= nextPoll) {
+      return new Next(true, WakeUpCause.POLL);
+    }
+    return new Next(false, null);
+  }
+
+  private record Next(boolean look, WakeUpCause cause) {}
+
+  private int count(WorkerConnection wc, int cap) throws SQLException {
+    PreparedStatement ps = wc.statement("count_waiting");
+    ps.setString(1, ctx.inbox());
+    ps.setInt(2, cap);
+    int[] buckets = ctx.scope().bucketsForCount();
+    if (buckets == null) {
+      ps.setNull(3, Types.ARRAY);
+    } else if (buckets.length == 0) {
+      return 0;
+    } else {
+      ps.setArray(3, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
+    }
+    try (ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+package dev.mailroom.inbox.postgres.internal.worker;
+
+import dev.mailroom.inbox.WorkerListener.DispatchReason;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The coordinator's order to claim one batch. It holds a processor slot and reserves batchSize
+ * of the counted waiting messages until the claim says how many it got, then that many until the
+ * batch's transaction ends (they still look pending to the count meanwhile).
+ */
+final class Dispatch {
+
+  final DispatchReason reason;
+  volatile int reservation;
+  /** Set by the watchdog: the replacement processor completes this dispatch. */
+  volatile boolean timedOut;
+  private final AtomicBoolean done = new AtomicBoolean();
+
+  Dispatch(DispatchReason reason, int reservation) {
+    this.reason = reason;
+    this.reservation = reservation;
+  }
+
+  /** True the first time only: a dispatch is completed exactly once. */
+  boolean complete() {
+    return done.compareAndSet(false, true);
+  }
+}

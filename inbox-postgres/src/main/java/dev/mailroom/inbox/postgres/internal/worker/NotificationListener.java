@@ -1,0 +1,94 @@
+package dev.mailroom.inbox.postgres.internal.worker;
+
+import dev.mailroom.inbox.InboxNotFoundException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds the LISTEN connection and turns notifications into coordinator wake-ups. After every
+ * (re)connection it posts CONNECTED, so the coordinator counts at once: notifications sent while
+ * the connection was down are lost for good.
+ */
+final class NotificationListener implements Runnable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(NotificationListener.class);
+  /** How long one wait for notifications lasts; stop() aborts the connection rather than waiting this out. */
+  private static final int WAIT_MILLIS = 5_000;
+
+  private final WorkerRun run;
+  private final WorkerContext ctx;
+  private final Wakeups wakeups;
+  private final String channel;
+
+  NotificationListener(WorkerRun run, WorkerContext ctx, Wakeups wakeups, String channel) {
+    this.run = run;
+    this.ctx = ctx;
+    this.wakeups = wakeups;
+    this.channel = channel;
+  }
+
+  @Override
+  public void run() {
+    Backoff backoff = new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
+    try {
+      while (!run.stopping()) {
+        WorkerConnection wc = null;
+        try {
+          wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, "listener");
+          run.register(wc);
+          String channel = this.channel != null ? this.channel : channelOf(wc);
+          if (channel == null) {
+            run.fail(new InboxNotFoundException("inbox " + ctx.inbox() + " does not exist", ctx.inbox(), null));
+            return;
+          }
+          try (Statement s = wc.connection().createStatement()) {
+            s.execute("LISTEN \"" + channel.replace("\"", "\"\"") + "\"");
+          }
+          backoff.reset();
+          ctx.listener().connected();
+          wakeups.post(Wakeups.Event.CONNECTED);
+          PGConnection pg = wc.connection().unwrap(PGConnection.class);
+          while (!run.stopping()) {
+            PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
+            if (notifications != null && notifications.length > 0) {
+              wakeups.post(Wakeups.Event.NOTIFY);
+            }
+          }
+        } catch (SQLException e) {
+          if (run.stopping()) {
+            return;
+          }
+          Duration delay = backoff.next();
+          ctx.metrics().reconnects.increment();
+          LOG.warn("inbox {}: LISTEN connection failed ({}); retrying in {} ms", ctx.inbox(), e.getMessage(),
+              delay.toMillis());
+          ctx.listener().connectionLost(e, delay);
+          run.sleep(delay);
+        } finally {
+          if (wc != null) {
+            run.unregister(wc);
+            wc.close();
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** The inbox's own channel from its catalog row; null when there is no such inbox. */
+  private String channelOf(WorkerConnection wc) throws SQLException {
+    PreparedStatement ps = wc.statement("inbox_config");
+    ps.setString(1, ctx.inbox());
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getString(1) : null;
+    }
+  }
+}

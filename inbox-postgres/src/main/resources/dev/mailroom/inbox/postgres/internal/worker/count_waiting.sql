@@ -1,0 +1,1 @@
+SELECT inbox.count_waiting(?, ?, ?::integer[])

@@ -1,0 +1,1 @@
+SELECT depth, oldest_age_seconds FROM inbox.pending_gauges(?)

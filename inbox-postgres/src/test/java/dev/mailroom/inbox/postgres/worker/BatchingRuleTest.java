@@ -1,0 +1,92 @@
+package dev.mailroom.inbox.postgres.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.mailroom.inbox.InboxWorker;
+import dev.mailroom.inbox.Outcome;
+import dev.mailroom.inbox.WorkerListener.DispatchReason;
+import dev.mailroom.inbox.WorkerListener.WakeUpCause;
+import dev.mailroom.inbox.postgres.PostgresInboxWorker;
+import java.time.Duration;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The original collector's batching rule, driven by counts: a full batch at once, fewer after the
+ * batch timeout, even when PostgreSQL folds the notifications of one transaction into one.
+ */
+class BatchingRuleTest extends WorkerTestSupport {
+
+  private InboxWorker start(String inbox, boolean listen, RecordingListener events, int batchSize, Duration timeout) {
+    InboxWorker worker = track(PostgresInboxWorker.builder(dataSource(), options(inbox, listen)
+            .batchSize(batchSize).batchTimeout(timeout)
+            // Listening: polls are far apart, so the notification must do the work.
+            .pollInterval(Duration.ofMillis(listen ? 10_000 : 100)).build())
+        .listener(events)
+        .handler((m, tx) -> Outcome.processed())
+        .build());
+    worker.start();
+    // Ready: in LISTEN mode the listener has connected and the coordinator has looked once since.
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.CONNECTED) >= (listen ? 2 : 1));
+    // Past the connection wake-ups: from here on every wake-up is a notification (or a poll), so the
+    // cause the first dispatch reports does not depend on when the test's INSERT lands.
+    if (listen) {
+      execute("NOTIFY inbox_" + inbox);
+      await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.NOTIFY) >= 1);
+    } else {
+      await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.POLL) >= 1);
+    }
+    return worker;
+  }
+
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void five_messages_of_one_transaction_give_a_full_batch_at_once_and_the_rest_after_the_timeout(boolean listen) {
+    String inbox = newInbox("batching");
+    RecordingListener events = new RecordingListener();
+    start(inbox, listen, events, 3, Duration.ofMillis(500));
+
+    insert(inbox, "m", 0, 5, 5); // one INSERT statement, one notification
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.committed.get() == 5);
+
+    assertThat(events.dispatches).extracting(RecordingListener.Dispatched::count).containsExactly(3, 2);
+    assertThat(events.dispatches).extracting(RecordingListener.Dispatched::reason)
+        .containsExactly(DispatchReason.MAX_REACHED, DispatchReason.TIMEOUT);
+    assertThat(events.dispatches.get(0).lastWakeUp()).isEqualTo(listen ? WakeUpCause.NOTIFY : WakeUpCause.POLL);
+    assertThat(events.dispatches.get(1).lastWakeUp()).isEqualTo(WakeUpCause.TIMEOUT);
+  }
+
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void full_batches_go_out_back_to_back_without_waiting_for_the_timeout(boolean listen) {
+    String inbox = newInbox("backtoback");
+    RecordingListener events = new RecordingListener();
+    // A timeout far beyond the test's patience: only full batches may go out.
+    start(inbox, listen, events, 10, Duration.ofHours(1));
+    insert(inbox, "m", 0, 95, 95);
+    await().atMost(Duration.ofSeconds(20)).until(() -> events.committed.get() == 90);
+    assertThat(events.dispatches).hasSize(9).allSatisfy(d -> {
+      assertThat(d.count()).isEqualTo(10);
+      assertThat(d.reason()).isEqualTo(DispatchReason.MAX_REACHED);
+    });
+    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL")).isEqualTo(5);
+  }
+
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void a_zero_batch_timeout_dispatches_whatever_is_waiting_at_once(boolean listen) {
+    String inbox = newInbox("zerotimeout");
+    RecordingListener events = new RecordingListener();
+    start(inbox, listen, events, 100, Duration.ZERO);
+    for (int i = 0; i < 3; i++) {
+      insert(inbox, "m" + i, 0, 1, 1);
+      int expected = i + 1;
+      await().atMost(Duration.ofSeconds(10)).until(() -> events.committed.get() == expected);
+    }
+    assertThat(events.dispatches).extracting(RecordingListener.Dispatched::reason).containsOnly(DispatchReason.TIMEOUT);
+    if (listen) {
+      assertThat(events.dispatches).extracting(RecordingListener.Dispatched::lastWakeUp).containsOnly(WakeUpCause.NOTIFY);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+-- The original mailroom schema (tetsuo/mailroom migrations/0_init.up.sql), re-runnable.
+-- Tables stay in schema public, where the original created them, so applications keep their
+-- queries unchanged; what this project adds lives in schema "mailroom".
+
+-- gen_random_bytes() for tokens.secret. pgcrypto is a trusted extension (PostgreSQL 13+), so a
+-- database owner may create it; the embedded PostgreSQL 18 binaries ship it.
+CREATE EXTENSION IF NOT EXISTS pgcrypto;
+
+CREATE SCHEMA IF NOT EXISTS mailroom;
+
+DO $$
+BEGIN
+    IF to_regtype('public.account_status') IS NULL THEN
+        CREATE TYPE public.account_status AS ENUM ('provisioned', 'active', 'suspended');
+    END IF;
+    IF to_regtype('public.token_action') IS NULL THEN
+        CREATE TYPE public.token_action AS ENUM ('activation', 'password_recovery');
+    END IF;
+END;
+$$;
+
+CREATE TABLE IF NOT EXISTS public.accounts (
+    id                  BIGSERIAL PRIMARY KEY,
+    email               VARCHAR(254) UNIQUE NOT NULL,
+    status              public.account_status DEFAULT 'provisioned' NOT NULL,
+    login               VARCHAR(254) UNIQUE NOT NULL,
+    created_at          INTEGER DEFAULT EXTRACT(EPOCH FROM NOW()) NOT NULL,
+    status_changed_at   INTEGER,
+    activated_at        INTEGER,
+    suspended_at        INTEGER,
+    unsuspended_at      INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS public.tokens (
+    id          BIGSERIAL PRIMARY KEY,
+    action      public.token_action NOT NULL,
+    secret      BYTEA DEFAULT gen_random_bytes(32) UNIQUE NOT NULL,
+    code        VARCHAR(5),
+    account     BIGINT NOT NULL,
+    expires_at  INTEGER DEFAULT EXTRACT(EPOCH FROM NOW() + INTERVAL '15 minute') NOT NULL,
+    consumed_at INTEGER,
+    created_at  INTEGER DEFAULT EXTRACT(EPOCH FROM NOW()) NOT NULL,
+
+    FOREIGN KEY (account) REFERENCES public.accounts (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
+);
+
+-- The original default, LPAD(TO_CHAR(RANDOM() * 100000, 'FM00000'), 5, '0'), rounds values
+-- >= 99999.5 up to 100000, which does not fit 'FM00000' and prints '#####'. Truncating to an
+-- integer in 0..99999 first always gives five digits. Set with ALTER so that a database created
+-- by the original migration gets the fix too.
+ALTER TABLE public.tokens
+    ALTER COLUMN code SET DEFAULT lpad((floor(random() * 100000))::integer::text, 5, '0');
+
+CREATE INDEX IF NOT EXISTS accounts_id_status_idx ON public.accounts (id, status);
+CREATE INDEX IF NOT EXISTS tokens_account_idx ON public.tokens (account);
+CREATE INDEX IF NOT EXISTS tokens_id_expires_consumed_action_idx
+    ON public.tokens (id, expires_at, consumed_at, action);

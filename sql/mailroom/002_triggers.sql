@@ -1,0 +1,98 @@
+-- The original four triggers, unchanged in behaviour. Table names are schema-qualified so the
+-- triggers work whatever the search_path of the session that fires them.
+
+-- 1. A provisioned account gets an activation token in the same transaction (BEFORE, so a failed
+--    token insert fails the account insert; the deferred foreign key allows the order).
+CREATE OR REPLACE FUNCTION public.trg_before_account_insert()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF (NEW.status = 'provisioned') THEN
+        INSERT INTO public.tokens (account, action) VALUES (NEW.id, 'activation');
+    END IF;
+    RETURN NEW;
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER before_account_insert
+    BEFORE INSERT ON public.accounts
+    FOR EACH ROW
+    EXECUTE FUNCTION public.trg_before_account_insert();
+
+-- 2. Status timestamps.
+CREATE OR REPLACE FUNCTION public.trg_before_account_status_change()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    ts integer := extract(epoch FROM now());
+BEGIN
+    IF (NEW.status = OLD.status) THEN
+        RETURN NEW;
+    END IF;
+
+    NEW.status_changed_at = ts;
+
+    IF (NEW.status = 'active') THEN
+        IF (OLD.status = 'provisioned') THEN
+            NEW.activated_at = ts;
+        ELSIF (OLD.status = 'suspended') THEN
+            NEW.unsuspended_at = ts;
+            NEW.suspended_at = NULL;
+            -- Revert status to 'provisioned' if never activated
+            IF (OLD.activated_at IS NULL) THEN
+                NEW.status = 'provisioned';
+            END IF;
+        END IF;
+    ELSIF (NEW.status = 'suspended') THEN
+        NEW.suspended_at = ts;
+        NEW.unsuspended_at = NULL;
+    END IF;
+    RETURN NEW;
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER before_account_status_change
+    BEFORE UPDATE OF status ON public.accounts
+    FOR EACH ROW
+    EXECUTE FUNCTION public.trg_before_account_status_change();
+
+-- 3. Consuming an activation token activates its provisioned account.
+CREATE OR REPLACE FUNCTION public.trg_after_token_consumed()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF (NEW.action != 'activation') THEN
+        RETURN NULL;
+    END IF;
+    UPDATE public.accounts SET status = 'active'
+    WHERE id = NEW.account AND status = 'provisioned';
+    RETURN NULL;
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER after_token_consumed
+    AFTER UPDATE OF consumed_at ON public.tokens
+    FOR EACH ROW
+    WHEN (NEW.consumed_at IS NOT NULL AND OLD.consumed_at IS NULL)
+    EXECUTE FUNCTION public.trg_after_token_consumed();
+
+-- 4. NOTIFY token_insert on every token insert, for any other listener of the original channel.
+--    The collector no longer depends on it: it counts inbox messages, not notifications
+--    (PostgreSQL folds identical notifications of one transaction into one).
+CREATE OR REPLACE FUNCTION public.trg_after_token_inserted()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    NOTIFY token_insert;
+    RETURN NULL;
+END;
+$$;
+
+CREATE OR REPLACE TRIGGER after_token_inserted
+    AFTER INSERT ON public.tokens
+    FOR EACH ROW
+    EXECUTE FUNCTION public.trg_after_token_inserted();

@@ -1,0 +1,75 @@
+-- The inbox that replaces the original `jobs` cursor: every token insert enqueues one message in
+-- the same transaction, so a token is never missed (no lost wake-up) nor skipped (no cursor).
+
+-- The names in use, so that re-running install.sql keeps a non-default set-up.
+CREATE TABLE IF NOT EXISTS mailroom.settings (
+    singleton    boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    queue_name   text NOT NULL,
+    channel_name text NOT NULL
+);
+
+-- Creates the inbox (once), with password recovery claimed before activation and per-account
+-- ordering, and points the token trigger at it. NULL arguments keep the recorded names, else
+-- the defaults (mailroom, token_insert). Returns the inbox name.
+CREATE OR REPLACE FUNCTION mailroom.setup_inbox(p_queue_name text DEFAULT NULL, p_channel_name text DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    s mailroom.settings;
+    v_queue text;
+    v_channel text;
+BEGIN
+    SELECT * INTO s FROM mailroom.settings;
+    v_queue := coalesce(nullif(p_queue_name, ''), s.queue_name, 'mailroom');
+    v_channel := coalesce(nullif(p_channel_name, ''), s.channel_name, 'token_insert');
+
+    IF NOT EXISTS (SELECT 1 FROM inbox.inbox_config WHERE inbox_name = v_queue) THEN
+        PERFORM inbox.create_inbox(v_queue, p_channel => v_channel);
+    END IF;
+    -- Only when not configured yet: an operator's later change survives a re-install.
+    IF NOT EXISTS (SELECT 1 FROM inbox.inbox_priority_config WHERE inbox_name = v_queue) THEN
+        PERFORM inbox.enable_inbox_priority(v_queue, 'event_type',
+            '{"password_recovery": 1, "activation": 2}'::jsonb);
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM inbox.inbox_ordering_config WHERE inbox_name = v_queue) THEN
+        PERFORM inbox.enable_inbox_ordering(v_queue, 'aggregate_id', 'seq');
+    END IF;
+
+    -- The enqueue trigger names its inbox table statically: no dynamic SQL per insert.
+    -- Statement level with a transition table: one INSERT into the inbox (and one inbox
+    -- notification) per INSERT into tokens, however many rows it inserts.
+    EXECUTE format($f$
+        CREATE OR REPLACE FUNCTION mailroom.trg_after_token_enqueue()
+        RETURNS trigger
+        LANGUAGE plpgsql
+        AS $body$
+        BEGIN
+            INSERT INTO inbox.%I (event_id, event_type, source, aggregate_id, payload)
+            SELECT 'token-' || n.id, n.action::text, 'mailroom', n.account::text,
+                   jsonb_build_object('token_id', n.id, 'account', n.account)
+            FROM new_tokens n
+            ORDER BY n.id;
+            RETURN NULL;
+        END;
+        $body$
+        $f$, v_queue);
+
+    CREATE OR REPLACE TRIGGER after_token_enqueue
+        AFTER INSERT ON public.tokens
+        REFERENCING NEW TABLE AS new_tokens
+        FOR EACH STATEMENT
+        EXECUTE FUNCTION mailroom.trg_after_token_enqueue();
+
+    INSERT INTO mailroom.settings (queue_name, channel_name) VALUES (v_queue, v_channel)
+    ON CONFLICT (singleton) DO UPDATE SET queue_name = EXCLUDED.queue_name, channel_name = EXCLUDED.channel_name;
+    RETURN v_queue;
+END;
+$$;
+
+DO $$
+BEGIN
+    PERFORM mailroom.setup_inbox(current_setting('mailroom.queue_name', true),
+                                 current_setting('mailroom.channel_name', true));
+END;
+$$;
