@@ -142,7 +142,7 @@ BEGIN
             LANGUAGE plpgsql
             AS $body$
             DECLARE
-                v_window integer := 2 * greatest(p_limit, 0) + 100;
+                v_window integer := CASE WHEN p_limit IS NOT NULL THEN 2 * greatest(p_limit, 0) + 100 END;  -- NULL: no bound
                 v_first %2$s[];
                 v_rest %2$s[] := '{}';
                 v_walked integer;

@@ -57,7 +57,10 @@ $$;
 
 -- How many messages are ready to be claimed right now, counted up to p_limit (the count stops
 -- there, so it costs at most p_limit index entries): the batching rule counts waiting messages,
--- not notifications. With ordering enabled only aggregate heads count, as only they can be claimed.
+-- not notifications. With ordering enabled only aggregate heads count, as only they can be claimed,
+-- and the count is bounded like claim_<name>: heads among the first 2 * p_limit + 100 waiting
+-- messages in claim order, and only when those are all blocked (a long queue of one aggregate in
+-- front) the aggregates' heads from a loose index scan over <name>_ordering_idx.
 CREATE OR REPLACE FUNCTION inbox.count_waiting(p_inbox text, p_limit integer, p_buckets integer[] DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql STABLE
@@ -65,25 +68,55 @@ AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     o inbox.inbox_ordering_config;
-    v_guard text := '';
+    v_table text := inbox.inbox_table(c);
+    v_waiting text;
+    v_window integer := CASE WHEN p_limit IS NOT NULL THEN 2 * greatest(p_limit, 0) + 100 END;  -- NULL: no bound
+    v_heads integer;
+    v_walked integer;
     v_count integer;
 BEGIN
     IF NOT c.managed THEN
         RAISE EXCEPTION 'count_waiting needs a managed inbox; % is tracked', quote_literal(p_inbox)
             USING ERRCODE = 'feature_not_supported';
     END IF;
+    v_waiting := format('m.processed_at IS NULL AND m.retry_count < %s AND m.next_attempt_at <= now()
+              AND ($2 IS NULL OR m.bucket = ANY ($2))', c.max_retries);
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
-    IF o.inbox_name IS NOT NULL THEN
-        v_guard := format(
-            ' AND (m.%1$I IS NULL OR NOT EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = m.%1$I AND e.processed_at IS NULL AND (e.%3$I, e.seq) < (m.%3$I, m.seq)))',
-            o.aggregate_column, inbox.inbox_table(c), o.sequence_column);
+    IF o.inbox_name IS NULL THEN
+        EXECUTE format($q$SELECT count(*)::integer FROM (
+                SELECT 1 FROM %s m WHERE %s LIMIT $1) s$q$, v_table, v_waiting)
+            INTO v_count
+            USING p_limit, p_buckets;
+        RETURN v_count;
     END IF;
-    EXECUTE format($q$SELECT count(*)::integer FROM (
-            SELECT 1 FROM %s m
-            WHERE m.processed_at IS NULL AND m.retry_count < %s AND m.next_attempt_at <= now()
-              AND ($2 IS NULL OR m.bucket = ANY ($2))%s
-            LIMIT $1) s$q$,
-        inbox.inbox_table(c), c.max_retries, v_guard)
+
+    EXECUTE format($q$SELECT (count(*) FILTER (WHERE m.%1$I IS NULL OR NOT EXISTS (
+                    SELECT 1 FROM %2$s e WHERE e.%1$I = m.%1$I AND e.processed_at IS NULL
+                      AND (e.%3$I, e.seq) < (m.%3$I, m.seq))))::integer,
+                count(*)::integer
+            FROM (SELECT m.* FROM %2$s m WHERE %4$s ORDER BY m.priority, m.seq LIMIT $3) m$q$,
+        o.aggregate_column, v_table, o.sequence_column, v_waiting)
+        INTO v_heads, v_walked
+        USING p_limit, p_buckets, v_window;
+    IF p_limit IS NULL OR v_heads >= p_limit OR v_walked < v_window THEN
+        RETURN least(v_heads, p_limit);
+    END IF;
+    EXECUTE format($q$WITH RECURSIVE heads AS (
+                (SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h
+                 WHERE h.processed_at IS NULL AND h.%1$I IS NOT NULL
+                 ORDER BY h.%1$I, h.%3$I, h.seq LIMIT 1)
+                UNION ALL
+                SELECT n.agg, n.tid FROM heads p CROSS JOIN LATERAL (
+                    SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h
+                    WHERE h.processed_at IS NULL AND h.%1$I > p.agg
+                    ORDER BY h.%1$I, h.%3$I, h.seq LIMIT 1) n)
+            SELECT count(*)::integer FROM (
+                SELECT 1 FROM (
+                    SELECT 1 FROM %2$s m WHERE m.ctid = ANY (ARRAY(SELECT heads.tid FROM heads)) AND %4$s
+                    UNION ALL
+                    SELECT 1 FROM %2$s m WHERE m.%1$I IS NULL AND %4$s) x
+                LIMIT $1) s$q$,
+        o.aggregate_column, v_table, o.sequence_column, v_waiting)
         INTO v_count
         USING p_limit, p_buckets;
     RETURN v_count;

@@ -27,6 +27,10 @@ class OrderedClaimBehindHotAggregateTest extends InboxTestSupport {
     return jdbi.inTransaction(h -> claim(h, inbox, limit));
   }
 
+  private static int countWaiting(String inbox, Integer limit) {
+    return jdbi.withHandle(h -> h.select("SELECT inbox.count_waiting(?, ?)", inbox, limit).mapTo(Integer.class).one());
+  }
+
   private static List<NewMessage> hot(String aggregate, int count) {
     List<NewMessage> messages = new ArrayList<>();
     for (int i = 1; i <= count; i++) {
@@ -54,6 +58,11 @@ class OrderedClaimBehindHotAggregateTest extends InboxTestSupport {
     // sendAll inserts in event id order; send one by one to fix the arrival order.
     rest.forEach(inbox::send);
     assertThat(inbox.markFailed("dead-1", "boom")).isEqualTo(dev.mailroom.inbox.MarkFailedResult.DEAD);
+
+    // The batching rule's count follows the same rule: the heads, not the blocked queue.
+    assertThat(countWaiting("hot_front", 100)).isEqualTo(24); // late, hot, x0..x19, 2 loose
+    assertThat(countWaiting("hot_front", 5)).isEqualTo(5);
+    assertThat(countWaiting("hot_front", null)).isEqualTo(24);
 
     try (Handle worker1 = jdbi.open()) {
       worker1.begin();
