@@ -83,15 +83,19 @@ BEGIN
         -- Rows the claiming transaction holds still look unprocessed to every other worker,
         -- so two workers never hold messages of one aggregate at once.
         v_head_guard := format(
-            ' AND (m.%1$I IS NULL OR NOT EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = m.%1$I AND e.processed_at IS NULL AND (e.%3$I, e.seq) < (m.%3$I, m.seq)))',
+            E'\n                          AND (c.%1$I IS NULL OR NOT EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = c.%1$I AND e.processed_at IS NULL AND (e.%3$I, e.seq) < (c.%3$I, c.seq)))',
             o.aggregate_column, v_table, o.sequence_column);
     END IF;
 
-    IF c.managed THEN
+    IF c.managed AND o.inbox_name IS NULL THEN
         -- Claim = select the next batch with SKIP LOCKED and mark it processed in one statement.
         -- The caller's transaction is the unit of work: commit keeps the mark, rollback (or a
         -- crash) returns the messages to the queue. Failures are reset with mark_failed before
         -- commit. p_buckets restricts the claim to partition buckets (NULL = all).
+        -- The locked rows are updated by ctid (a TID scan): joining on event_id let the planner
+        -- pick a hash join over a sequential scan of the whole table (docs/performance-notes.md).
+        -- A TID found by FOR UPDATE may be a newer version than the statement's snapshot sees
+        -- (updated and committed meanwhile); the UPDATE then skips it and it stays pending.
         EXECUTE format($f$
             CREATE OR REPLACE FUNCTION inbox.%1$I(p_limit integer, p_buckets integer[] DEFAULT NULL)
             RETURNS SETOF %2$s
@@ -99,27 +103,125 @@ BEGIN
             AS $body$
             BEGIN
                 RETURN QUERY
-                WITH candidates AS (
-                    SELECT m.ctid AS row_id
-                    FROM %2$s m
-                    WHERE m.processed_at IS NULL AND m.retry_count < %3$s
-                      AND m.next_attempt_at <= now()
-                      AND (p_buckets IS NULL OR m.bucket = ANY (p_buckets))%4$s
-                    ORDER BY m.priority, m.seq
-                    LIMIT p_limit
-                    FOR UPDATE OF m SKIP LOCKED
-                ), claimed AS (
-                    -- By ctid (a TID scan; the rows are locked, so their ctid holds): a join on
-                    -- event_id made the planner hash the whole table on every claim.
+                WITH claimed AS (
                     UPDATE %2$s m SET processed_at = now()
-                    WHERE m.ctid = ANY (ARRAY(SELECT candidates.row_id FROM candidates))
+                    WHERE m.ctid = ANY (ARRAY(
+                        SELECT c.ctid
+                        FROM %2$s c
+                        WHERE c.processed_at IS NULL AND c.retry_count < %3$s
+                          AND c.next_attempt_at <= now()
+                          AND (p_buckets IS NULL OR c.bucket = ANY (p_buckets))
+                        ORDER BY c.priority, c.seq
+                        LIMIT p_limit
+                        FOR UPDATE OF c SKIP LOCKED))
+                      AND m.processed_at IS NULL
                     RETURNING m.*
                 )
                 SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
             END;
             $body$
             $f$,
-            'claim_' || p_inbox, v_table, c.max_retries, v_head_guard);
+            'claim_' || p_inbox, v_table, c.max_retries);
+    ELSIF c.managed THEN
+        -- Ordered claim: only the head of each aggregate (its earliest unprocessed message,
+        -- dead or backing off included) may be claimed. Two phases keep the cost bounded:
+        --  1. walk the claim order (priority, seq), testing each message for an earlier
+        --     unprocessed one of its aggregate, but at most a window of 2 * p_limit + 100
+        --     messages: with many aggregates the heads come first and this is all it takes;
+        --  2. only when the window is full of blocked or locked messages (a hot aggregate with a
+        --     long queue at the front), enumerate the aggregates' heads directly with a loose
+        --     index scan over <name>_ordering_idx (one descent per aggregate with unprocessed
+        --     messages) and claim the best of those, by the same claim order.
+        -- Phase 2 runs in a later statement that sees phase 1's claims as processed, so it
+        -- excludes the aggregates phase 1 took: one message per aggregate per claim, as before.
+        -- Both statements check head-ness in their own snapshot, where rows claimed by other
+        -- uncommitted transactions are still unprocessed: two workers never hold one aggregate.
+        EXECUTE format($f$
+            CREATE OR REPLACE FUNCTION inbox.%1$I(p_limit integer, p_buckets integer[] DEFAULT NULL)
+            RETURNS SETOF %2$s
+            LANGUAGE plpgsql
+            AS $body$
+            DECLARE
+                v_window integer := 2 * greatest(p_limit, 0) + 100;
+                v_first %2$s[];
+                v_rest %2$s[] := '{}';
+                v_walked integer;
+            BEGIN
+                WITH claimed AS (
+                    UPDATE %2$s m SET processed_at = now()
+                    WHERE m.ctid = ANY (ARRAY(
+                        SELECT c.ctid
+                        FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM %2$s w
+                              WHERE w.processed_at IS NULL AND w.retry_count < %3$s
+                                AND w.next_attempt_at <= now()
+                                AND (p_buckets IS NULL OR w.bucket = ANY (p_buckets))
+                              ORDER BY w.priority, w.seq
+                              LIMIT v_window) win
+                        JOIN %2$s c ON c.ctid = win.tid
+                        WHERE c.processed_at IS NULL AND c.retry_count < %3$s
+                          AND c.next_attempt_at <= now()%4$s
+                        ORDER BY win.priority, win.seq
+                        LIMIT p_limit
+                        FOR UPDATE OF c SKIP LOCKED))
+                      AND m.processed_at IS NULL
+                    RETURNING m AS r
+                )
+                SELECT coalesce(array_agg(claimed.r), '{}') INTO v_first FROM claimed;
+
+                IF cardinality(v_first) < p_limit THEN
+                    SELECT count(*) INTO v_walked FROM (
+                        SELECT 1 FROM %2$s w
+                        WHERE w.processed_at IS NULL AND w.retry_count < %3$s
+                          AND w.next_attempt_at <= now()
+                          AND (p_buckets IS NULL OR w.bucket = ANY (p_buckets))
+                        ORDER BY w.priority, w.seq
+                        LIMIT v_window) full_window;
+                    IF v_walked >= v_window THEN
+                        WITH RECURSIVE heads AS (
+                            (SELECT h.%5$I AS agg, h.ctid AS tid FROM %2$s h
+                             WHERE h.processed_at IS NULL AND h.%5$I IS NOT NULL
+                             ORDER BY h.%5$I, h.%6$I, h.seq LIMIT 1)
+                            UNION ALL
+                            SELECT n.agg, n.tid FROM heads p CROSS JOIN LATERAL (
+                                SELECT h.%5$I AS agg, h.ctid AS tid FROM %2$s h
+                                WHERE h.processed_at IS NULL AND h.%5$I > p.agg
+                                ORDER BY h.%5$I, h.%6$I, h.seq LIMIT 1) n
+                        ), claimed AS (
+                            UPDATE %2$s m SET processed_at = now()
+                            WHERE m.ctid = ANY (ARRAY(
+                                SELECT c.ctid
+                                FROM %2$s c
+                                WHERE c.ctid = ANY (ARRAY(
+                                        SELECT heads.tid FROM heads
+                                        UNION ALL
+                                        (SELECT u.ctid FROM %2$s u
+                                         WHERE u.%5$I IS NULL AND u.processed_at IS NULL AND u.retry_count < %3$s
+                                           AND u.next_attempt_at <= now()
+                                           AND (p_buckets IS NULL OR u.bucket = ANY (p_buckets))
+                                         ORDER BY u.priority, u.seq
+                                         LIMIT p_limit)))
+                                  AND c.processed_at IS NULL AND c.retry_count < %3$s
+                                  AND c.next_attempt_at <= now()
+                                  AND (p_buckets IS NULL OR c.bucket = ANY (p_buckets))
+                                  AND (c.%5$I IS NULL OR NOT c.%5$I = ANY (ARRAY(
+                                        SELECT f.%5$I FROM unnest(v_first) f WHERE f.%5$I IS NOT NULL)))
+                                ORDER BY c.priority, c.seq
+                                LIMIT p_limit - cardinality(v_first)
+                                FOR UPDATE OF c SKIP LOCKED))
+                              AND m.processed_at IS NULL
+                            RETURNING m AS r
+                        )
+                        SELECT coalesce(array_agg(claimed.r), '{}') INTO v_rest FROM claimed;
+                    END IF;
+                END IF;
+
+                RETURN QUERY SELECT * FROM unnest(v_first || v_rest) x ORDER BY x.priority, x.seq;
+            END;
+            $body$
+            $f$,
+            'claim_' || p_inbox, v_table, c.max_retries,
+            v_head_guard,
+            o.aggregate_column, o.sequence_column);
     END IF;
 END;
 $$;
@@ -182,7 +284,7 @@ BEGIN
 
     EXECUTE format($t$
         CREATE TABLE inbox.%1$I (
-            event_id        text PRIMARY KEY,
+            event_id        text COLLATE "C" PRIMARY KEY,
             event_type      text,
             source          text,
             aggregate_id    text,
@@ -201,12 +303,12 @@ BEGIN
                 autovacuum_vacuum_insert_scale_factor = 0.05)$t$,
         v_name, 'priority_of_' || v_name);
 
-    -- Claim order over waiting messages only: the index stays as small as the backlog.
+    -- Claim order over waiting messages only: the index stays as small as the backlog. It also
+    -- serves pending counts and the oldest pending message (inbox_health).
     EXECUTE format('CREATE INDEX %I ON inbox.%I (priority, seq) WHERE processed_at IS NULL AND retry_count < %s',
         v_name || '_claim_idx', v_name, p_max_retries);
-    -- Oldest pending message for inbox_health.
-    EXECUTE format('CREATE INDEX %I ON inbox.%I (received_at) WHERE processed_at IS NULL AND retry_count < %s',
-        v_name || '_pending_age_idx', v_name, p_max_retries);
+    -- No index on received_at for the oldest pending message: inbox_health takes it from the
+    -- claim index (earliest seq per priority), which saves one index insert per message.
     -- Dead letters: listing, counting, replay by type and DLQ retention.
     EXECUTE format('CREATE INDEX %I ON inbox.%I (received_at) WHERE processed_at IS NULL AND retry_count >= %s',
         v_name || '_dlq_idx', v_name, p_max_retries);

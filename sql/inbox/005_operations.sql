@@ -62,11 +62,80 @@ BEGIN
 END;
 $$;
 
--- Cheap health check. Every number comes from a partial index of a managed inbox:
--- pending_count from <name>_claim_idx, dlq_count from <name>_dlq_idx, the oldest pending message
--- from <name>_pending_age_idx, throughput (processed in the last minute) from the BRIN index on
--- processed_at. The cost grows with the backlog, never with the processed history. (A tracked
--- table gets the same queries; their cost depends on the indexes its owner created.)
+-- The number of rows matching a predicate, exact below p_cap. At p_cap or more it returns the
+-- planner's row estimate instead (never less than p_cap) and exact = false. Counting stops at the
+-- cap, so the cost is bounded by it whatever the backlog (an index-only scan of the partial
+-- index of a managed inbox: roughly 1 ms per 10,000 rows).
+CREATE OR REPLACE FUNCTION inbox.capped_count(p_table text, p_predicate text, p_cap bigint,
+                                              OUT n bigint, OUT exact boolean)
+LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+    EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %s m WHERE %s LIMIT %s) capped', p_table, p_predicate, p_cap)
+        INTO n;
+    exact := n < p_cap;
+    IF NOT exact THEN
+        n := greatest(n, inbox.estimated_count(p_table, p_predicate));
+    END IF;
+END;
+$$;
+
+-- The planner's estimate of the rows matching a predicate (statistics of the last ANALYZE,
+-- scaled to the table's current size): costs one plan, reads no rows. VOLATILE only because
+-- PostgreSQL runs no EXPLAIN inside a STABLE function; it changes nothing.
+CREATE OR REPLACE FUNCTION inbox.estimated_count(p_table text, p_predicate text)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    v_plan jsonb;
+BEGIN
+    EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s m WHERE %s', p_table, p_predicate) INTO v_plan;
+    RETURN (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::numeric::bigint;
+END;
+$$;
+
+-- A query for columns p_columns (over alias m) of the oldest pending message. A managed inbox
+-- takes the earliest arrival (lowest seq) from <name>_claim_idx (priority, seq): one index probe
+-- per distinct priority of waiting messages, so no index on received_at has to be maintained on
+-- the produce path. (received_at is the inserting transaction's start time: it follows seq
+-- except across concurrent producers, by the length of their transactions.) A tracked table
+-- orders by its received_at column.
+CREATE OR REPLACE FUNCTION inbox.oldest_pending_sql(c inbox.inbox_config, p_columns text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_table text := inbox.inbox_table(c);
+    v_pending text := inbox.state_predicate(c, 'pending');
+BEGIN
+    IF c.managed THEN
+        RETURN format($q$WITH RECURSIVE prio AS (
+                (SELECT m.priority FROM %1$s m WHERE %2$s ORDER BY m.priority LIMIT 1)
+                UNION ALL
+                SELECT (SELECT m.priority FROM %1$s m WHERE %2$s AND m.priority > prio.priority
+                        ORDER BY m.priority LIMIT 1)
+                FROM prio WHERE prio.priority IS NOT NULL)
+            SELECT %3$s FROM prio CROSS JOIN LATERAL (
+                SELECT m.* FROM %1$s m WHERE %2$s AND m.priority = prio.priority ORDER BY m.seq LIMIT 1) m
+            ORDER BY m.seq LIMIT 1$q$, v_table, v_pending, p_columns);
+    END IF;
+    RETURN format('SELECT %s FROM %s m WHERE %s ORDER BY m.%I LIMIT 1',
+        p_columns, v_table, v_pending, c.received_at_column);
+END;
+$$;
+
+-- Cheap health check; its cost is bounded whatever the backlog and the history:
+--  * pending_count: exact up to degraded_pending (an index-only scan of <name>_claim_idx that
+--    stops there); above it, exact up to critical_pending when the planner estimates at most
+--    twice critical_pending (or the table was never analyzed), else the planner's estimate.
+--    pending_count_exact says which.
+--  * dlq_count: exact up to max(degraded_dlq, 10,000), else an estimate (dlq_count_exact).
+--  * oldest pending message: a few index probes (oldest_pending_sql).
+--  * throughput (processed in the last minute): the BRIN index on processed_at; it reads the
+--    last minute's rows.
+-- The status is therefore exact, except that an estimate of more than twice critical_pending
+-- decides "critical" without counting.
 CREATE OR REPLACE FUNCTION inbox.inbox_health(p_inbox text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
@@ -74,18 +143,30 @@ AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_table text := inbox.inbox_table(c);
+    v_pending_predicate text := inbox.state_predicate(c, 'pending');
     v_pending bigint;
+    v_pending_exact boolean;
     v_dead bigint;
+    v_dead_exact boolean;
     v_oldest timestamptz;
     v_age bigint := 0;
     v_throughput bigint;
     v_status text;
 BEGIN
-    EXECUTE format('SELECT count(*) FROM %s m WHERE %s', v_table, inbox.state_predicate(c, 'pending')) INTO v_pending;
-    EXECUTE format('SELECT count(*) FROM %s m WHERE %s', v_table, inbox.state_predicate(c, 'dead')) INTO v_dead;
+    SELECT x.n, x.exact INTO v_pending, v_pending_exact
+        FROM inbox.capped_count(v_table, v_pending_predicate, c.degraded_pending + 1) x;
+    -- Count on to the critical threshold unless the planner (on a table ANALYZE has seen, so
+    -- that the estimate rests on statistics) expects more than twice as many.
+    IF NOT v_pending_exact AND c.critical_pending > c.degraded_pending
+       AND (v_pending <= 2 * c.critical_pending
+            OR (SELECT t.reltuples < 0 FROM pg_class t WHERE t.oid = v_table::regclass)) THEN
+        SELECT x.n, x.exact INTO v_pending, v_pending_exact
+            FROM inbox.capped_count(v_table, v_pending_predicate, c.critical_pending + 1) x;
+    END IF;
+    SELECT x.n, x.exact INTO v_dead, v_dead_exact
+        FROM inbox.capped_count(v_table, inbox.state_predicate(c, 'dead'), greatest(c.degraded_dlq, 10000) + 1) x;
     IF c.received_at_column IS NOT NULL THEN
-        EXECUTE format('SELECT m.%1$I FROM %2$s m WHERE %3$s ORDER BY m.%1$I LIMIT 1',
-            c.received_at_column, v_table, inbox.state_predicate(c, 'pending')) INTO v_oldest;
+        EXECUTE inbox.oldest_pending_sql(c, format('m.%I', c.received_at_column)) INTO v_oldest;
         v_age := greatest(0, floor(extract(epoch FROM now() - v_oldest)))::bigint;
         v_age := coalesce(v_age, 0);
     END IF;
@@ -101,7 +182,9 @@ BEGIN
     RETURN jsonb_build_object(
         'inbox', c.inbox_name,
         'pending_count', v_pending,
+        'pending_count_exact', v_pending_exact,
         'dlq_count', v_dead,
+        'dlq_count_exact', v_dead_exact,
         'oldest_pending_age_seconds', v_age,
         'throughput_per_minute', v_throughput,
         'status', v_status,
@@ -160,12 +243,10 @@ BEGIN
     END IF;
 
     IF c.received_at_column IS NOT NULL THEN
-        EXECUTE format($q$SELECT jsonb_build_object('event_id', m.%1$I, 'event_type', m.%2$I,
+        EXECUTE inbox.oldest_pending_sql(c, format($q$jsonb_build_object('event_id', m.%1$I, 'event_type', m.%2$I,
                     'received_at', m.%3$I,
-                    'age_seconds', greatest(0, floor(extract(epoch FROM now() - m.%3$I)))::bigint)
-            FROM %4$s m WHERE %5$s ORDER BY m.%3$I LIMIT 1$q$,
-            c.id_column, c.event_type_column, c.received_at_column, v_table,
-            inbox.state_predicate(c, 'pending')) INTO v_oldest;
+                    'age_seconds', greatest(0, floor(extract(epoch FROM now() - m.%3$I)))::bigint)$q$,
+            c.id_column, c.event_type_column, c.received_at_column)) INTO v_oldest;
     END IF;
 
     RETURN jsonb_build_object(
@@ -198,8 +279,10 @@ BEGIN
             'column', p.priority_column, 'map', p.priority_map, 'default', p.default_priority) END,
         'counts', jsonb_build_object(
             'pending', v_health -> 'pending_count',
+            'pending_exact', v_health -> 'pending_count_exact',
             'retrying', v_retrying,
-            'dead', v_health -> 'dlq_count'),
+            'dead', v_health -> 'dlq_count',
+            'dead_exact', v_health -> 'dlq_count_exact'),
         'processed', v_rates,
         'throughput_per_minute', v_health -> 'throughput_per_minute',
         'errors', v_errors,

@@ -35,6 +35,29 @@ class HealthAndRetentionTest extends InboxTestSupport {
     assertThat(inboxWith("h_eleven", 11).health().status()).isEqualTo(HealthStatus.CRITICAL);
   }
 
+  private static String healthCounts(String inbox) {
+    return strings("SELECT concat_ws(' ', h->>'pending_count', h->>'pending_count_exact', h->>'dlq_count', "
+        + "h->>'dlq_count_exact', h->>'status') FROM inbox.inbox_health(?) h", inbox).get(0);
+  }
+
+  @Test
+  void counts_are_exact_up_to_the_thresholds_and_flagged_as_estimates_beyond() {
+    // degraded above 5, critical above 10 pending.
+    inboxWith("h_exact", 10);
+    assertThat(healthCounts("h_exact")).isEqualTo("10 true 0 true degraded");
+
+    // Eleven: counting stops at the critical threshold + 1, so the count is a lower bound
+    // (at least 11: the planner's estimate if higher) and the status is still exact.
+    inboxWith("h_capped", 11);
+    sql("ANALYZE inbox.h_capped");
+    assertThat(healthCounts("h_capped")).isEqualTo("11 false 0 true critical");
+
+    // Far above the critical threshold by the statistics: the estimate is reported, no count.
+    inboxWith("h_estimated", 40);
+    sql("ANALYZE inbox.h_estimated");
+    assertThat(healthCounts("h_estimated")).isEqualTo("40 false 0 true critical");
+  }
+
   @Test
   void status_follows_the_age_of_the_oldest_pending_message() {
     PostgresInbox inbox = inboxWith("h_age", 1);
