@@ -64,6 +64,8 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.count_waiting(p_inbox text, p_limit integer, p_buckets integer[] DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql STABLE
+-- As in claim_<name>: walk the claim index, whatever the (always stale) statistics say.
+SET enable_bitmapscan = off SET enable_seqscan = off SET jit = off
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
