@@ -189,6 +189,11 @@ BEGIN
                         ORDER BY w.priority, w.seq
                         LIMIT v_window) full_window;
                     IF v_walked >= v_window THEN
+                        -- The heads arrive in aggregate order and must be sorted into claim
+                        -- order: without a sort the planner would walk the whole claim index
+                        -- filtering on ctid, the very walk this phase avoids. (The function's
+                        -- SET clause keeps this setting inside the function.)
+                        PERFORM set_config('enable_sort', 'on', true);
                         WITH RECURSIVE heads AS (
                             (SELECT h.%5$I AS agg, h.ctid AS tid FROM %2$s h
                              WHERE h.processed_at IS NULL AND h.%5$I IS NOT NULL
