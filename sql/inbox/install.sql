@@ -19,4 +19,5 @@ SET LOCAL client_min_messages = warning;
 \ir 007_priority.sql
 \ir 008_tracking.sql
 \ir 009_workers.sql
+\ir 010_upgrade.sql
 COMMIT;

@@ -73,7 +73,8 @@ final class ConsumeScenario {
             .partitions(variant == Variant.PARTITIONED ? PartitionAssignment.of(w, workers) : PartitionAssignment.all())
             .retention(false)
             .build();
-        InboxWorker worker = PostgresInboxWorker.builder(db.dataSource, options)
+        // Own connections, as a separate process would have (the pool is for producers).
+        InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(), options)
             .batchHandler((claimed, tx) -> {
               if (handled.addAndGet(claimed.size()) >= messages) {
                 drained.countDown();

@@ -30,7 +30,7 @@ final class EndToEndScenario {
       PostgresInbox inbox = manager.createInbox(name);
       ConcurrentHashMap<String, Long> committedAt = new ConcurrentHashMap<>();
       ConcurrentHashMap<String, Long> startedAt = new ConcurrentHashMap<>();
-      InboxWorker worker = PostgresInboxWorker.builder(db.dataSource,
+      InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(),
               WorkerOptions.builder(name).batchSize(1000).retention(false).build())
           .batchHandler((batch, tx) -> {
             long now = System.nanoTime();
