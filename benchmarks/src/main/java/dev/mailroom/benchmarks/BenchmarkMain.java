@@ -47,8 +47,11 @@ public final class BenchmarkMain {
     for (String scenario : scenarios) {
       switch (scenario) {
         case "produce" -> ProduceScenario.run(report, runs, scale);
-        case "consume" -> ConsumeScenario.run(report, runs, scale,
-            List.of(ConsumeScenario.Variant.values()), new int[] {1, 10, 100, 1000});
+        case "consume" -> {
+          ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PLAIN), new int[] {1, 10, 100, 1000});
+          ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PRIORITY,
+              ConsumeScenario.Variant.ORDERED, ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
+        }
         case "consume-plain" -> ConsumeScenario.run(report, runs, scale,
             List.of(ConsumeScenario.Variant.PLAIN), new int[] {100, 1000});
         case "e2e" -> EndToEndScenario.run(report, scale);
