@@ -22,42 +22,49 @@ final class EndToEndScenario {
 
   static void run(Report report, double scale) throws Exception {
     report.section("End-to-end latency, LISTEN/NOTIFY (commit returned -> handler start)",
-        "| rate (msg/s) | duration | p50 | p99 | max | delivered |");
+        "| rate (msg/s) | processors | duration | p50 | p99 | max | delivered |");
     BenchDatabase db = BenchDatabase.create("e2e");
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
     for (int rate : new int[] {1_000, 10_000}) {
-      String name = "e2e_" + rate;
-      PostgresInbox inbox = manager.createInbox(name);
-      ConcurrentHashMap<String, Long> committedAt = new ConcurrentHashMap<>();
-      ConcurrentHashMap<String, Long> startedAt = new ConcurrentHashMap<>();
-      InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(),
-              WorkerOptions.builder(name).batchSize(1000).retention(false).build())
-          .batchHandler((batch, tx) -> {
-            long now = System.nanoTime();
-            for (InboxMessage m : batch) {
-              startedAt.put(m.eventId(), now);
-            }
-            return BatchResult.allProcessed();
-          })
-          .build();
-      worker.start();
-      try {
-        int seconds = (int) Math.max(3, 15 * scale);
-        int perTick = rate / 1000;
-        // One second of warm-up, not recorded.
-        produce(inbox, new ConcurrentHashMap<>(), perTick, 1, "w");
-        produce(inbox, committedAt, perTick, seconds, "m");
-        while (!startedAt.keySet().containsAll(committedAt.keySet())) {
-          Thread.sleep(10);
-        }
-        LatencyRecorder latency = new LatencyRecorder();
-        // A handler may start before the producer has read its own commit acknowledgement: 0.
-        committedAt.forEach((id, committed) -> latency.recordNanos(startedAt.get(id) - committed));
-        report.row(String.format("%,d", rate), seconds + " s", ms(latency.percentileMillis(50)),
-            ms(latency.percentileMillis(99)), ms(latency.maxMillis()), latency.count());
-      } finally {
-        worker.stop();
+      for (int processors : new int[] {1, 2}) {
+        measure(report, db, manager, rate, processors, scale);
       }
+    }
+  }
+
+  private static void measure(Report report, BenchDatabase db, PostgresInboxManager manager, int rate,
+      int processors, double scale) throws Exception {
+    String name = "e2e_" + rate + "_" + processors;
+    PostgresInbox inbox = manager.createInbox(name);
+    ConcurrentHashMap<String, Long> committedAt = new ConcurrentHashMap<>();
+    ConcurrentHashMap<String, Long> startedAt = new ConcurrentHashMap<>();
+    InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(),
+            WorkerOptions.builder(name).batchSize(1000).concurrency(processors).retention(false).build())
+        .batchHandler((batch, tx) -> {
+          long now = System.nanoTime();
+          for (InboxMessage m : batch) {
+            startedAt.put(m.eventId(), now);
+          }
+          return BatchResult.allProcessed();
+        })
+        .build();
+    worker.start();
+    try {
+      int seconds = (int) Math.max(3, 15 * scale);
+      int perTick = rate / 1000;
+      // One second of warm-up, not recorded.
+      produce(inbox, new ConcurrentHashMap<>(), perTick, 1, "w");
+      produce(inbox, committedAt, perTick, seconds, "m");
+      while (!startedAt.keySet().containsAll(committedAt.keySet())) {
+        Thread.sleep(10);
+      }
+      LatencyRecorder latency = new LatencyRecorder();
+      // A handler may start before the producer has read its own commit acknowledgement: 0.
+      committedAt.forEach((id, committed) -> latency.recordNanos(startedAt.get(id) - committed));
+      report.row(String.format("%,d", rate), processors, seconds + " s", ms(latency.percentileMillis(50)),
+          ms(latency.percentileMillis(99)), ms(latency.maxMillis()), latency.count());
+    } finally {
+      worker.stop();
     }
   }
 
