@@ -134,10 +134,11 @@ BEGIN
         --  1. walk the claim order (priority, seq), testing each message for an earlier
         --     unprocessed one of its aggregate, but at most a window of 2 * p_limit + 100
         --     messages: with many aggregates the heads come first and this is all it takes;
-        --  2. only when the window is full of blocked or locked messages (a hot aggregate with a
-        --     long queue at the front), enumerate the aggregates' heads directly with a loose
-        --     index scan over <name>_ordering_idx (one descent per aggregate with unprocessed
-        --     messages) and claim the best of those, by the same claim order.
+        --  2. only when at least p_limit of the window's messages are blocked (not heads: a hot
+        --     aggregate with a long queue at the front, or followers of dead heads), enumerate the
+        --     aggregates' heads directly with a loose index scan over <name>_ordering_idx (one
+        --     descent per aggregate with unprocessed messages) and claim the best of those, by the
+        --     same claim order.
         -- Phase 2 runs in a later statement that sees phase 1's claims as processed, so it
         -- excludes the aggregates phase 1 took: one message per aggregate per claim, as before.
         -- Both statements check head-ness in their own snapshot, where rows claimed by other
@@ -157,7 +158,7 @@ BEGIN
                 v_window integer := CASE WHEN p_limit IS NOT NULL THEN 2 * greatest(p_limit, 0) + 100 END;  -- NULL: no bound
                 v_first %2$s[];
                 v_rest %2$s[] := '{}';
-                v_walked integer;
+                v_walked integer;  -- blocked messages (not heads) in the window
             BEGIN
                 WITH claimed AS (
                     UPDATE %2$s m SET processed_at = now()
@@ -181,14 +182,21 @@ BEGIN
                 SELECT coalesce(array_agg(claimed.r), '{}') INTO v_first FROM claimed;
 
                 IF cardinality(v_first) < p_limit THEN
+                    -- Phase 2 only when blocked messages (not heads) crowd the window. A window
+                    -- that is merely full of messages other claims hold or just committed (two
+                    -- workers claiming side by side) is no reason: the next claim reaches what
+                    -- lies behind them, and enumerating every aggregate's head under concurrent
+                    -- claims cost seconds (docs/mailroom-performance-notes.md).
                     SELECT count(*) INTO v_walked FROM (
-                        SELECT 1 FROM %2$s w
+                        SELECT w.%5$I AS agg, w.%6$I AS s, w.seq FROM %2$s w
                         WHERE w.processed_at IS NULL AND w.retry_count < %3$s
                           AND w.next_attempt_at <= now()
                           AND (p_buckets IS NULL OR w.bucket = ANY (p_buckets))
                         ORDER BY w.priority, w.seq
-                        LIMIT v_window) full_window;
-                    IF v_walked >= v_window THEN
+                        LIMIT v_window) win
+                    WHERE win.agg IS NOT NULL AND EXISTS (SELECT 1 FROM %2$s e
+                        WHERE e.%5$I = win.agg AND e.processed_at IS NULL AND (e.%6$I, e.seq) < (win.s, win.seq));
+                    IF v_walked >= greatest(p_limit, 1) THEN
                         -- The heads arrive in aggregate order and must be sorted into claim
                         -- order: without a sort the planner would walk the whole claim index
                         -- filtering on ctid, the very walk this phase avoids. (The function's

@@ -135,6 +135,9 @@ public final class Collector {
         .pollInterval(config.pollInterval())
         .channel(config.channel())
         .partitions(config.partitions())
+        // Several processors: each claims its own batch (one message per account in flight, the
+        // claim keeps priority order per claim) and TokenOutput writes each batch's lines at once.
+        .concurrency(config.concurrency())
         // A slow reader can block a write for a while: the watchdog must not take a batch away
         // (and send it twice) because stdout is slow. The rate budget's wait also counts here.
         .processingTimeout(processingTimeout(config))

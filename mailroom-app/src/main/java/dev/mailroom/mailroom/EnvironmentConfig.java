@@ -40,6 +40,7 @@ public final class EnvironmentConfig {
   public static final String DATA_DIR = "MAILROOM_DATA_DIR";
   public static final String EMBEDDED_PORT = "MAILROOM_EMBEDDED_PORT";
   public static final String LOG_LEVEL = "MAILROOM_LOG_LEVEL";
+  public static final String CONCURRENCY = "MAILROOM_CONCURRENCY";
 
   private static final Pattern HEX_KEY = Pattern.compile("[0-9a-fA-F]{64}");
   private static final Pattern CHANNEL = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
@@ -94,13 +95,18 @@ public final class EnvironmentConfig {
     if (poll <= 0) {
       throw new ConfigException(POLL_INTERVAL + " must be a positive number of milliseconds, got: " + poll);
     }
+    long concurrency = integer(CONCURRENCY, MailroomConfig.DEFAULT_CONCURRENCY);
+    if (concurrency < 1 || concurrency > MailroomConfig.MAX_CONCURRENCY) {
+      throw new ConfigException(CONCURRENCY + " must be 1 to " + MailroomConfig.MAX_CONCURRENCY + ", got: " + concurrency);
+    }
     long port = integer(EMBEDDED_PORT, MailroomConfig.DEFAULT_EMBEDDED_PORT);
     if (port < 1 || port > 65535) {
       throw new ConfigException(EMBEDDED_PORT + " must be a TCP port (1-65535), got: " + port);
     }
     return new MailroomConfig(database, key, channel, queue, (int) limit, Duration.ofMillis(timeout),
         Duration.ofMillis(healthcheck), Duration.ofMillis(poll), partitions(), sendRate(),
-        Path.of(orDefault(DATA_DIR, MailroomConfig.DEFAULT_DATA_DIR)), (int) port, debug(), warnings);
+        Path.of(orDefault(DATA_DIR, MailroomConfig.DEFAULT_DATA_DIR)), (int) port, debug(), warnings,
+        (int) concurrency);
   }
 
   private byte[] secretKey() {

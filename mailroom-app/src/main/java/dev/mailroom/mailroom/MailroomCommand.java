@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
         + "MAILROOM_BATCH_LIMIT (10), MAILROOM_BATCH_TIMEOUT (5000 ms), MAILROOM_HEALTHCHECK_INTERVAL (270000 ms), "
         + "MAILROOM_CHANNEL_NAME (token_insert), MAILROOM_QUEUE_NAME (mailroom), MAILROOM_POLL_INTERVAL (1000 ms), "
         + "MAILROOM_PARTITION_ID + MAILROOM_PARTITION_COUNT | MAILROOM_PARTITION_MODE=auto, MAILROOM_SEND_RATE, "
-        + "MAILROOM_DATA_DIR, MAILROOM_EMBEDDED_PORT (54329), MAILROOM_LOG_LEVEL.",
+        + "MAILROOM_CONCURRENCY (1), MAILROOM_DATA_DIR, MAILROOM_EMBEDDED_PORT (54329), MAILROOM_LOG_LEVEL.",
         "Exit codes: 0 stopped by SIGTERM/SIGINT, 1 runtime failure (e.g. stdout closed), 2 configuration error."},
     subcommands = {InstallCommand.class, HealthCommand.class, StatusCommand.class, DlqCommand.class,
         ReplayCommand.class})

@@ -11,6 +11,7 @@ import java.util.List;
  * @param database where to connect; null = embedded mode (no MAILROOM_DATABASE_URL)
  * @param secretKey the 32-byte HMAC key; null = none given (embedded mode generates one)
  * @param sendRate emails per second, or null for no budget
+ * @param concurrency batches handled at once (processor threads, one connection each)
  * @param warnings the {@code WARN: ...} messages of values that fell back to defaults
  */
 public record MailroomConfig(
@@ -27,7 +28,8 @@ public record MailroomConfig(
     Path dataDir,
     int embeddedPort,
     boolean debug,
-    List<String> warnings) {
+    List<String> warnings,
+    int concurrency) {
 
   public static final String DEFAULT_CHANNEL = "token_insert";
   public static final String DEFAULT_QUEUE = "mailroom";
@@ -37,6 +39,8 @@ public record MailroomConfig(
   public static final long DEFAULT_POLL_INTERVAL_MS = 1000;
   public static final String DEFAULT_DATA_DIR = "mailroom-data";
   public static final int DEFAULT_EMBEDDED_PORT = 54329;
+  public static final int DEFAULT_CONCURRENCY = 1;
+  public static final int MAX_CONCURRENCY = 16;
 
   public MailroomConfig {
     warnings = List.copyOf(warnings);
@@ -44,12 +48,12 @@ public record MailroomConfig(
 
   public MailroomConfig withSecretKey(byte[] key) {
     return new MailroomConfig(database, key, channel, queue, batchLimit, batchTimeout, healthcheckInterval,
-        pollInterval, partitions, sendRate, dataDir, embeddedPort, debug, warnings);
+        pollInterval, partitions, sendRate, dataDir, embeddedPort, debug, warnings, concurrency);
   }
 
   public MailroomConfig withDatabase(ConnectionSettings settings) {
     return new MailroomConfig(settings, secretKey, channel, queue, batchLimit, batchTimeout, healthcheckInterval,
-        pollInterval, partitions, sendRate, dataDir, embeddedPort, debug, warnings);
+        pollInterval, partitions, sendRate, dataDir, embeddedPort, debug, warnings, concurrency);
   }
 
   /** The original's start-up line. */
@@ -62,6 +66,6 @@ public record MailroomConfig(
   @Override
   public String toString() {
     return "MailroomConfig[" + describe() + ", database=" + (database == null ? "embedded" : database.describe())
-        + ", partitions=" + partitions + ", sendRate=" + sendRate + "]";
+        + ", partitions=" + partitions + ", sendRate=" + sendRate + ", concurrency=" + concurrency + "]";
   }
 }

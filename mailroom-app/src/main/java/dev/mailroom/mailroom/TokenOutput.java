@@ -21,8 +21,11 @@ public final class TokenOutput {
     this.out = out;
   }
 
-  /** Writes and flushes the lines, each ending with {@code \n}; one write for all of them. */
-  public void write(List<String> lines) {
+  /**
+   * Writes and flushes the lines, each ending with {@code \n}; one write for all of them.
+   * Synchronized: with MAILROOM_CONCURRENCY > 1 two batches must not interleave their lines.
+   */
+  public synchronized void write(List<String> lines) {
     if (lines.isEmpty()) {
       return;
     }

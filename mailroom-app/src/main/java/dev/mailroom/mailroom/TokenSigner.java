@@ -26,6 +26,11 @@ public final class TokenSigner {
   private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
   private final SecretKeySpec key;
+  /**
+   * One initialised Mac per thread: Mac.getInstance + init per token was a provider lookup and a
+   * key schedule each time. doFinal() resets the Mac to its initialised state for the next token.
+   */
+  private final ThreadLocal<Mac> macs;
 
   public TokenSigner(byte[] key) {
     Objects.requireNonNull(key, "key");
@@ -33,6 +38,17 @@ public final class TokenSigner {
       throw new IllegalArgumentException("the signing key must be " + KEY_LENGTH + " bytes");
     }
     this.key = new SecretKeySpec(key.clone(), ALGORITHM);
+    this.macs = ThreadLocal.withInitial(this::newMac);
+  }
+
+  private Mac newMac() {
+    try {
+      Mac mac = Mac.getInstance(ALGORITHM);
+      mac.init(key);
+      return mac;
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("HMAC-SHA256 is not available", e);
+    }
   }
 
   /**
@@ -78,18 +94,15 @@ public final class TokenSigner {
     if (secret == null || secret.length != SECRET_LENGTH) {
       throw new IllegalArgumentException("a token secret must be " + SECRET_LENGTH + " bytes");
     }
-    try {
-      Mac mac = Mac.getInstance(ALGORITHM);
-      mac.init(key);
-      mac.update(action.path().getBytes(StandardCharsets.US_ASCII));
-      mac.update(secret);
-      if (action == TokenAction.PASSWORD_RECOVERY) {
-        mac.update(recoveryCode(code));
-      }
-      return mac.doFinal();
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("HMAC-SHA256 is not available", e);
+    // Validated before the Mac sees any input, so a rejected code leaves no state behind.
+    byte[] recovery = action == TokenAction.PASSWORD_RECOVERY ? recoveryCode(code) : null;
+    Mac mac = macs.get();
+    mac.update(action.path().getBytes(StandardCharsets.US_ASCII));
+    mac.update(secret);
+    if (recovery != null) {
+      mac.update(recovery);
     }
+    return mac.doFinal();
   }
 
   private static byte[] recoveryCode(String code) {

@@ -61,6 +61,7 @@ class EnvironmentConfigTest {
     assertThat(c.batchTimeout()).isEqualTo(Duration.ofMillis(5000));
     assertThat(c.healthcheckInterval()).isEqualTo(Duration.ofMillis(270000));
     assertThat(c.pollInterval()).isEqualTo(Duration.ofMillis(1000));
+    assertThat(c.concurrency()).isEqualTo(1);
     assertThat(c.warnings()).containsExactly(
         "invalid value for MAILROOM_BATCH_LIMIT: ten, using default: 10",
         "invalid value for MAILROOM_BATCH_TIMEOUT: 5s, using default: 5000",
@@ -76,6 +77,8 @@ class EnvironmentConfigTest {
     assertError(env("MAILROOM_BATCH_TIMEOUT", "6000", "MAILROOM_HEALTHCHECK_INTERVAL", "5000"),
         "MAILROOM_HEALTHCHECK_INTERVAL (5000ms) must be positive and at least MAILROOM_BATCH_TIMEOUT (6000ms)");
     assertError(env("MAILROOM_POLL_INTERVAL", "0"), "MAILROOM_POLL_INTERVAL must be a positive");
+    assertError(env("MAILROOM_CONCURRENCY", "0"), "MAILROOM_CONCURRENCY must be 1 to 16, got: 0");
+    assertError(env("MAILROOM_CONCURRENCY", "17"), "MAILROOM_CONCURRENCY must be 1 to 16, got: 17");
     assertError(env("MAILROOM_DATABASE_URL", "dbname='x"), "invalid MAILROOM_DATABASE_URL: unterminated");
     assertError(env("MAILROOM_CHANNEL_NAME", "bad-channel"), "MAILROOM_CHANNEL_NAME must be");
     assertError(env("MAILROOM_QUEUE_NAME", "Bad"), "MAILROOM_QUEUE_NAME must be");

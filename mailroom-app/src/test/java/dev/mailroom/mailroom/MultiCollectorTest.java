@@ -31,6 +31,24 @@ class MultiCollectorTest {
     runPartitioned("mailroom_pauto", 2, true);
   }
 
+  @Test
+  void two_processors_in_one_collector_send_every_token_exactly_once() throws Exception {
+    MailroomDb db = MailroomDb.create("mailroom_conc2");
+    try (RunningCollector c = RunningCollector.start(RunningCollector.env(db, "MAILROOM_BATCH_LIMIT", "5",
+        "MAILROOM_BATCH_TIMEOUT", "100", "MAILROOM_CONCURRENCY", "2"))) {
+      String[] logins = new String[60];
+      for (int i = 0; i < logins.length; i++) {
+        logins[i] = "conc2_" + i;
+      }
+      db.signUp(logins);
+      await().atMost(WAIT).until(() -> c.records().size() >= logins.length && db.pending() == 0);
+      assertThat(c.stop()).isZero();
+      // Every line parses (two batches never interleave their bytes) and every token comes once.
+      assertThat(c.records()).extracting(SenderProtocol.Parsed::login)
+          .hasSize(logins.length).doesNotHaveDuplicates().containsExactlyInAnyOrder(logins);
+    }
+  }
+
   private void runPartitioned(String prefix, int collectors, boolean auto) throws Exception {
     MailroomDb db = MailroomDb.create(prefix);
     List<RunningCollector> running = new ArrayList<>();
