@@ -6,10 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.time.Duration;
 import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The batching rule (the original mailroom collector's, made robust), on one thread with its own
@@ -28,7 +25,6 @@ import org.slf4j.LoggerFactory;
  */
 final class Coordinator implements Runnable {
 
-  private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
 
   private final WorkerRun run;
   private final WorkerContext ctx;
@@ -54,40 +50,10 @@ final class Coordinator implements Runnable {
 
   @Override
   public void run() {
-    Backoff backoff = new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
-    try {
-      while (!run.stopping()) {
-        WorkerConnection wc = null;
-        try {
-          wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, "coordinator");
-          run.register(wc);
-          backoff.reset();
-          if (primary) {
-            ctx.listener().connected();
-          }
-          loop(wc);
-        } catch (SQLException e) {
-          if (run.stopping()) {
-            return;
-          }
-          Duration delay = backoff.next();
-          ctx.metrics().reconnects.increment();
-          LOG.warn("inbox {}: coordinator connection failed ({}); retrying in {} ms", ctx.inbox(), e.getMessage(),
-              delay.toMillis());
-          if (primary) {
-            ctx.listener().connectionLost(e, delay);
-          }
-          run.sleep(delay);
-        } finally {
-          if (wc != null) {
-            run.unregister(wc);
-            wc.close();
-          }
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    ReconnectLoop.run(run, ctx, "coordinator", primary, (wc, connected) -> {
+      connected.run();
+      loop(wc);
+    });
   }
 
   private void loop(WorkerConnection wc) throws SQLException, InterruptedException {

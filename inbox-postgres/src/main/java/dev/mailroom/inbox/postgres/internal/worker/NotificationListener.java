@@ -5,11 +5,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Holds the LISTEN connection and turns notifications into coordinator wake-ups. After every
@@ -18,7 +15,6 @@ import org.slf4j.LoggerFactory;
  */
 final class NotificationListener implements Runnable {
 
-  private static final Logger LOG = LoggerFactory.getLogger(NotificationListener.class);
   /** How long one wait for notifications lasts; stop() aborts the connection rather than waiting this out. */
   private static final int WAIT_MILLIS = 5_000;
 
@@ -36,50 +32,26 @@ final class NotificationListener implements Runnable {
 
   @Override
   public void run() {
-    Backoff backoff = new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
-    try {
-      while (!run.stopping()) {
-        WorkerConnection wc = null;
-        try {
-          wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, "listener");
-          run.register(wc);
-          String channel = this.channel != null ? this.channel : channelOf(wc);
-          if (channel == null) {
-            run.fail(new InboxNotFoundException("inbox " + ctx.inbox() + " does not exist", ctx.inbox(), null));
-            return;
-          }
-          try (Statement s = wc.connection().createStatement()) {
-            s.execute("LISTEN \"" + channel.replace("\"", "\"\"") + "\"");
-          }
-          backoff.reset();
-          ctx.listener().connected();
-          wakeups.post(Wakeups.Event.CONNECTED);
-          PGConnection pg = wc.connection().unwrap(PGConnection.class);
-          while (!run.stopping()) {
-            PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
-            if (notifications != null && notifications.length > 0) {
-              wakeups.post(Wakeups.Event.NOTIFY);
-            }
-          }
-        } catch (SQLException e) {
-          if (run.stopping()) {
-            return;
-          }
-          Duration delay = backoff.next();
-          ctx.metrics().reconnects.increment();
-          LOG.warn("inbox {}: LISTEN connection failed ({}); retrying in {} ms", ctx.inbox(), e.getMessage(),
-              delay.toMillis());
-          ctx.listener().connectionLost(e, delay);
-          run.sleep(delay);
-        } finally {
-          if (wc != null) {
-            run.unregister(wc);
-            wc.close();
-          }
-        }
+    ReconnectLoop.run(run, ctx, "listener", true, this::listen);
+  }
+
+  private void listen(WorkerConnection wc, Runnable connected) throws SQLException {
+    String channel = this.channel != null ? this.channel : channelOf(wc);
+    if (channel == null) {
+      run.fail(new InboxNotFoundException("inbox " + ctx.inbox() + " does not exist", ctx.inbox(), null));
+      return;
+    }
+    try (Statement s = wc.connection().createStatement()) {
+      s.execute("LISTEN \"" + channel.replace("\"", "\"\"") + "\"");
+    }
+    connected.run();
+    wakeups.post(Wakeups.Event.CONNECTED);
+    PGConnection pg = wc.connection().unwrap(PGConnection.class);
+    while (!run.stopping()) {
+      PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
+      if (notifications != null && notifications.length > 0) {
+        wakeups.post(Wakeups.Event.NOTIFY);
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
