@@ -202,16 +202,7 @@ BEGIN
                         -- filtering on ctid, the very walk this phase avoids. (The function's
                         -- SET clause keeps this setting inside the function.)
                         PERFORM set_config('enable_sort', 'on', true);
-                        WITH RECURSIVE heads AS (
-                            (SELECT h.%5$I AS agg, h.ctid AS tid FROM %2$s h
-                             WHERE h.processed_at IS NULL AND h.%5$I IS NOT NULL
-                             ORDER BY h.%5$I, h.%6$I, h.seq LIMIT 1)
-                            UNION ALL
-                            SELECT n.agg, n.tid FROM heads p CROSS JOIN LATERAL (
-                                SELECT h.%5$I AS agg, h.ctid AS tid FROM %2$s h
-                                WHERE h.processed_at IS NULL AND h.%5$I > p.agg
-                                ORDER BY h.%5$I, h.%6$I, h.seq LIMIT 1) n
-                        ), claimed AS (
+                        WITH RECURSIVE %7$s, claimed AS (
                             UPDATE %2$s m SET processed_at = now()
                             WHERE m.ctid = ANY (ARRAY(
                                 SELECT c.ctid
@@ -246,7 +237,8 @@ BEGIN
             $f$,
             'claim_' || p_inbox, v_table, c.max_retries,
             v_head_guard,
-            o.aggregate_column, o.sequence_column);
+            o.aggregate_column, o.sequence_column,
+            inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column));
     END IF;
 END;
 $$;

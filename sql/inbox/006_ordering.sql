@@ -155,3 +155,22 @@ $f$;
         inbox.state_predicate(c, 'dead'), inbox.inbox_table(c), c.processed_at_column, v_integer_findings);
 END;
 $$;
+
+-- The SQL of a CTE "heads(agg, tid)": the head (earliest unprocessed message by sequence, then
+-- arrival) of every aggregate, found by a loose index scan over <name>_ordering_idx, one descent
+-- per aggregate. The ordered claim and count_waiting both use it, so "head" means one thing.
+CREATE OR REPLACE FUNCTION inbox.aggregate_heads_sql(p_table text, p_aggregate_column text, p_sequence_column text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT format($q$heads AS (
+        (SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h
+         WHERE h.processed_at IS NULL AND h.%1$I IS NOT NULL
+         ORDER BY h.%1$I, h.%3$I, h.seq LIMIT 1)
+        UNION ALL
+        SELECT n.agg, n.tid FROM heads p CROSS JOIN LATERAL (
+            SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h
+            WHERE h.processed_at IS NULL AND h.%1$I > p.agg
+            ORDER BY h.%1$I, h.%3$I, h.seq LIMIT 1) n)$q$,
+        p_aggregate_column, p_table, p_sequence_column)
+$$;

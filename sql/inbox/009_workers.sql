@@ -103,22 +103,15 @@ BEGIN
     IF p_limit IS NULL OR v_heads >= p_limit OR v_walked < v_window THEN
         RETURN least(v_heads, p_limit);
     END IF;
-    EXECUTE format($q$WITH RECURSIVE heads AS (
-                (SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h
-                 WHERE h.processed_at IS NULL AND h.%1$I IS NOT NULL
-                 ORDER BY h.%1$I, h.%3$I, h.seq LIMIT 1)
-                UNION ALL
-                SELECT n.agg, n.tid FROM heads p CROSS JOIN LATERAL (
-                    SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h
-                    WHERE h.processed_at IS NULL AND h.%1$I > p.agg
-                    ORDER BY h.%1$I, h.%3$I, h.seq LIMIT 1) n)
+    EXECUTE format($q$WITH RECURSIVE %5$s
             SELECT count(*)::integer FROM (
                 SELECT 1 FROM (
                     SELECT 1 FROM %2$s m WHERE m.ctid = ANY (ARRAY(SELECT heads.tid FROM heads)) AND %4$s
                     UNION ALL
                     SELECT 1 FROM %2$s m WHERE m.%1$I IS NULL AND %4$s) x
                 LIMIT $1) s$q$,
-        o.aggregate_column, v_table, o.sequence_column, v_waiting)
+        o.aggregate_column, v_table, o.sequence_column, v_waiting,
+        inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column))
         INTO v_count
         USING p_limit, p_buckets;
     RETURN v_count;
