@@ -44,6 +44,7 @@ final class NotificationListener implements Runnable {
     try (Statement s = wc.connection().createStatement()) {
       s.execute("LISTEN \"" + channel.replace("\"", "\"\"") + "\"");
     }
+    PromptNotifications.enable(wc.connection());
     connected.run();
     wakeups.post(Wakeups.Event.CONNECTED);
     PGConnection pg = wc.connection().unwrap(PGConnection.class);
