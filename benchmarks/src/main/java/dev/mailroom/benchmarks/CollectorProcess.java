@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,7 +23,7 @@ final class CollectorProcess implements AutoCloseable {
   private final Process process;
   private final Path stderr;
   private final AtomicLong records = new AtomicLong();
-  private final Map<String, Long> lineSeenAt = new ConcurrentHashMap<>();
+  private final Map<String, CompletableFuture<Long>> lineSeenAt = new ConcurrentHashMap<>();
   private final Thread reader;
 
   CollectorProcess(Path jar, List<String> jvmFlags, Map<String, String> env, boolean rememberEmails)
@@ -50,7 +51,7 @@ final class CollectorProcess implements AutoCloseable {
         records.addAndGet(fields.length / 5);
         if (rememberEmails) {
           for (int i = 1; i < fields.length; i += 5) {
-            lineSeenAt.put(fields[i], now);
+            lineSeen(fields[i]).complete(now);
           }
         }
       }
@@ -73,8 +74,9 @@ final class CollectorProcess implements AutoCloseable {
     return records.get();
   }
 
-  Long lineSeenAt(String email) {
-    return lineSeenAt.get(email);
+  /** Completes with the System.nanoTime at which the email's line was read (waiting, not spinning: 2 cores). */
+  CompletableFuture<Long> lineSeen(String email) {
+    return lineSeenAt.computeIfAbsent(email, e -> new CompletableFuture<>());
   }
 
   /** Peak resident set size (VmHWM) in MiB, read from /proc while the process lives. */

@@ -74,8 +74,8 @@ final class EndToEndScenario {
     long ticks = seconds * 1000L;
     for (long tick = 0; tick < ticks; tick++) {
       long due = start + tick * 1_000_000L;
-      while (System.nanoTime() < due) {
-        LockSupport.parkNanos(50_000);
+      for (long left = due - System.nanoTime(); left > 0; left = due - System.nanoTime()) {
+        LockSupport.parkNanos(left);
       }
       List<NewMessage> batch = Payloads.batch(prefix + "-", tick * perTick, perTick, 1000);
       if (perTick == 1) {

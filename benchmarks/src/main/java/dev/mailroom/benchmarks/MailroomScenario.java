@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Scenarios 4 and 6: the real collector jar against the benchmark database. Throughput: accounts
@@ -79,10 +80,7 @@ final class MailroomScenario {
         insert.setString(2, "lat" + i);
         insert.executeUpdate();
         long committed = System.nanoTime();
-        Long seen;
-        while ((seen = collector.lineSeenAt(email)) == null) {
-          Thread.onSpinWait();
-        }
+        long seen = collector.lineSeen(email).get(30, TimeUnit.SECONDS);
         if (i >= 0) {
           latency.recordNanos(seen - committed);
         }

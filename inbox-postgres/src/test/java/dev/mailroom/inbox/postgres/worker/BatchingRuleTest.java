@@ -9,6 +9,8 @@ import dev.mailroom.inbox.WorkerListener.DispatchReason;
 import dev.mailroom.inbox.WorkerListener.WakeUpCause;
 import dev.mailroom.inbox.postgres.PostgresInboxWorker;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -88,5 +90,53 @@ class BatchingRuleTest extends WorkerTestSupport {
     if (listen) {
       assertThat(events.dispatches).extracting(RecordingListener.Dispatched::lastWakeUp).containsOnly(WakeUpCause.NOTIFY);
     }
+  }
+
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void a_zero_batch_timeout_drains_a_backlog_in_full_batches_and_sends_the_rest_at_once(boolean listen) {
+    String inbox = newInbox("zerodrain");
+    RecordingListener events = new RecordingListener();
+    start(inbox, listen, events, 10, Duration.ZERO);
+    insert(inbox, "m", 0, 95, 95); // one notification for the lot
+    await().atMost(Duration.ofSeconds(20)).until(() -> events.committed.get() == 95);
+    assertThat(events.dispatches).extracting(RecordingListener.Dispatched::count)
+        .containsExactly(10, 10, 10, 10, 10, 10, 10, 10, 10, 5);
+    assertThat(events.dispatches.subList(0, 9)).extracting(RecordingListener.Dispatched::reason)
+        .containsOnly(DispatchReason.MAX_REACHED);
+    assertThat(events.dispatches.get(9).reason()).isEqualTo(DispatchReason.TIMEOUT);
+  }
+
+  /**
+   * With a zero timeout a notification goes straight to a processor; one that arrives while the only
+   * processor is busy must still be acted on once it is free, long before the next poll.
+   */
+  @org.junit.jupiter.api.Test
+  void messages_notified_while_the_processor_is_busy_are_claimed_when_it_is_free() throws Exception {
+    String inbox = newInbox("busy");
+    RecordingListener events = new RecordingListener();
+    CountDownLatch release = new CountDownLatch(1);
+    InboxWorker worker = track(PostgresInboxWorker.builder(dataSource(), options(inbox, true)
+            .batchSize(100).batchTimeout(Duration.ZERO).concurrency(1)
+            .pollInterval(Duration.ofHours(1)).build())
+        .listener(events)
+        .handler((m, tx) -> {
+          if (m.eventId().equals("first0")) {
+            release.await(30, TimeUnit.SECONDS);
+          }
+          return Outcome.processed();
+        })
+        .build());
+    worker.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.CONNECTED) >= 2);
+    insert(inbox, "first", 0, 1, 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.dispatches.size() == 1);
+    for (int i = 0; i < 5; i++) { // one transaction and one notification each, the processor busy
+      insert(inbox, "later" + i, 0, 1, 1);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.NOTIFY) >= 1);
+    release.countDown();
+    await().atMost(Duration.ofSeconds(20)).until(() -> events.committed.get() == 6);
+    assertThat(events.wakeUps(WakeUpCause.POLL)).isZero();
   }
 }

@@ -58,8 +58,11 @@ final class BatchRunner {
     this.serverBound = ServerBound.millis(ctx.options().processingTimeout());
   }
 
-  /** Claims and handles one batch; returns the number of messages claimed. */
-  int run(WorkerConnection wc, DispatchReason reason, Tracker tracker) throws SQLException, TakenAwayException {
+  /**
+   * Claims and handles one batch; returns the number of messages claimed. A null reason is
+   * decided by the claim: a full batch was waiting (MAX_REACHED) or fewer (TIMEOUT).
+   */
+  int run(WorkerConnection wc, DispatchReason dispatched, Tracker tracker) throws SQLException, TakenAwayException {
     List<InboxMessage> messages;
     try {
       messages = claim(wc);
@@ -72,6 +75,8 @@ final class BatchRunner {
       wc.connection().rollback();
       return 0;
     }
+    DispatchReason reason = dispatched != null ? dispatched
+        : messages.size() >= ctx.options().batchSize() ? DispatchReason.MAX_REACHED : DispatchReason.TIMEOUT;
     ctx.metrics().claimed.increment(messages.size());
     ctx.metrics().batchSize.record(messages.size());
     ctx.listener().dispatch(messages.size(), reason);

@@ -22,6 +22,11 @@ import java.util.Set;
  *       (at once with a zero timeout);
  *   <li>no notification for a poll interval: look anyway.
  * </ul>
+ *
+ * <p>With a zero batch timeout or a batch size of one, any waiting message makes a batch to send at
+ * once, so counting first would only add a round trip to the wake-up path: a hint (a notification,
+ * a batch that came back full) goes straight to a processor, whose claim finds what is there. The
+ * (re)connection and poll looks still count, which keeps this thread's connection in use.
  */
 final class Coordinator implements Runnable {
 
@@ -33,6 +38,12 @@ final class Coordinator implements Runnable {
   private final long batchTimeoutNanos;
   private final long pollNanos;
   private final int batchSize;
+  /** Any waiting message makes a batch: a hint is dispatched without counting. */
+  private final boolean claimOnHint;
+  /** A notification or a full batch came since the last dispatch: messages are probably waiting. */
+  private boolean hinted;
+  /** The hint was a full batch: a backlog, worth counting for the other free processors too. */
+  private boolean backlog;
   /** Messages were waiting at the last look, first seen at {@link #firstSeen} (System.nanoTime). */
   private boolean seen;
   private long firstSeen;
@@ -46,6 +57,7 @@ final class Coordinator implements Runnable {
     this.batchTimeoutNanos = ctx.options().batchTimeout().toNanos();
     this.pollNanos = ctx.options().pollInterval().toNanos();
     this.batchSize = ctx.options().batchSize();
+    this.claimOnHint = batchTimeoutNanos == 0 || batchSize == 1;
   }
 
   @Override
@@ -58,6 +70,8 @@ final class Coordinator implements Runnable {
 
   private void loop(WorkerConnection wc) throws SQLException, InterruptedException {
     seen = false;
+    hinted = false;
+    backlog = false;
     long nextPoll = System.nanoTime();
     // Whatever happened while disconnected, look at once.
     Next next = new Next(true, WakeUpCause.CONNECTED);
@@ -67,7 +81,16 @@ final class Coordinator implements Runnable {
         ctx.listener().wakeUp(next.cause());
       }
       boolean free = run.hasFreeSlot();
-      if (next.look()) {
+      // A hint goes straight to a processor, but at least once a poll interval the look counts:
+      // counting is what notices that this thread's connection died.
+      if (next.look() && free && claimOnHint && hinted && !next.counts() && System.nanoTime() < nextPoll) {
+        run.dispatch(null);
+        if (backlog) {
+          wakeups.post(Wakeups.Event.RECHECK);
+        }
+        hinted = false;
+        backlog = false;
+      } else if (next.look()) {
         nextPoll = System.nanoTime() + pollNanos;
         if (free) {
           lookAndDispatch(wc);
@@ -82,10 +105,15 @@ final class Coordinator implements Runnable {
       if (events.contains(Wakeups.Event.STOP)) {
         return;
       }
-      if (events.contains(Wakeups.Event.SLOT_FREE) && !events.contains(Wakeups.Event.BATCH_DONE)) {
+      if (events.contains(Wakeups.Event.SLOT_FREE) && !events.contains(Wakeups.Event.BATCH_DONE)
+          && !events.contains(Wakeups.Event.BATCH_FULL)) {
         // A processor came back empty-handed: what we counted is held by someone else (another
         // process's open batch). Wait for a real wake-up rather than dispatch again in a loop.
         seen = false;
+      }
+      if (events.contains(Wakeups.Event.NOTIFY) || events.contains(Wakeups.Event.BATCH_FULL)) {
+        hinted = true;
+        backlog |= events.contains(Wakeups.Event.BATCH_FULL);
       }
       next = next(events, System.nanoTime(), nextPoll);
     }
@@ -93,6 +121,8 @@ final class Coordinator implements Runnable {
 
   /** Counts the waiting messages and applies the batching rule: a full batch now, fewer at the timeout. */
   private void lookAndDispatch(WorkerConnection wc) throws SQLException {
+    hinted = false;
+    backlog = false;
     int reserved = run.reserved();
     int available = count(wc, batchSize + reserved) - reserved;
     long now = System.nanoTime();
@@ -121,8 +151,12 @@ final class Coordinator implements Runnable {
     if (events.contains(Wakeups.Event.NOTIFY)) {
       return new Next(true, WakeUpCause.NOTIFY);
     }
-    if (events.contains(Wakeups.Event.BATCH_DONE) || events.contains(Wakeups.Event.RECHECK)) {
+    if (events.contains(Wakeups.Event.BATCH_DONE) || events.contains(Wakeups.Event.BATCH_FULL)
+        || events.contains(Wakeups.Event.RECHECK)) {
       return new Next(true, null); // internal: look again, full batches go out back to back
+    }
+    if (claimOnHint && hinted) {
+      return new Next(true, null); // a hint that waited for a free processor
     }
     if (seen && now - firstSeen >= batchTimeoutNanos) {
       return new Next(true, WakeUpCause.TIMEOUT);
@@ -133,7 +167,12 @@ final class Coordinator implements Runnable {
     return new Next(false, null);
   }
 
-  private record Next(boolean look, WakeUpCause cause) {}
+  private record Next(boolean look, WakeUpCause cause) {
+    /** A (re)connection or poll look always counts: the count is what notices a dead connection. */
+    boolean counts() {
+      return cause == WakeUpCause.CONNECTED || cause == WakeUpCause.POLL;
+    }
+  }
 
   private int count(WorkerConnection wc, int cap) throws SQLException {
     PreparedStatement ps = wc.statement("count_waiting");

@@ -20,6 +20,8 @@ final class Wakeups {
     CONNECTED,
     /** A batch finished and claimed messages: look again, more may be waiting (back to back). */
     BATCH_DONE,
+    /** A batch finished with a full batch: more are probably waiting. */
+    BATCH_FULL,
     /** A batch finished without claiming anything: a processor is free, but do not count at once. */
     SLOT_FREE,
     /** The coordinator itself wants another look (after dispatching a batch). */

@@ -100,7 +100,10 @@ final class WorkerRun {
     return slots.reserved();
   }
 
-  /** Hands a batch to a free processor (the coordinator checked there is one). */
+  /**
+   * Hands a batch to a free processor (the coordinator checked there is one); a null reason is
+   * decided by what the claim gets (a full batch: MAX_REACHED, fewer: TIMEOUT).
+   */
   void dispatch(DispatchReason reason) {
     slots.dispatch(reason);
   }
@@ -113,6 +116,7 @@ final class WorkerRun {
   void dispatchDone(Dispatch d, int claimed, boolean failed) {
     if (slots.done(d)) {
       wakeups.post(failed ? Wakeups.Event.RECHECK
+          : claimed >= ctx.options().batchSize() ? Wakeups.Event.BATCH_FULL
           : claimed > 0 ? Wakeups.Event.BATCH_DONE : Wakeups.Event.SLOT_FREE);
     }
   }
