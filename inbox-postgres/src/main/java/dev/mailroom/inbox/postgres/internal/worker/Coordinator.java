@@ -1,5 +1,6 @@
 package dev.mailroom.inbox.postgres.internal.worker;
 
+import dev.mailroom.inbox.WorkerOptions;
 import dev.mailroom.inbox.WorkerListener.DispatchReason;
 import dev.mailroom.inbox.WorkerListener.WakeUpCause;
 import java.sql.PreparedStatement;
@@ -24,9 +25,11 @@ import java.util.Set;
  * </ul>
  *
  * <p>With a zero batch timeout or a batch size of one, any waiting message makes a batch to send at
- * once, so counting first would only add a round trip to the wake-up path: a hint (a notification,
- * a batch that came back full) goes straight to a processor, whose claim finds what is there. The
- * (re)connection and poll looks still count, which keeps this thread's connection in use.
+ * once, so counting first would only add a round trip to the wake-up path: a hint goes straight to
+ * a processor, whose claim finds what is there. A notification is handed over by the listener
+ * thread itself (see {@link NotificationListener}); this thread keeps the hints that found every
+ * processor busy and the full batches. The (re)connection and poll looks still count, at least
+ * once a poll interval, which keeps this thread's connection in use.
  */
 final class Coordinator implements Runnable {
 
@@ -57,7 +60,12 @@ final class Coordinator implements Runnable {
     this.batchTimeoutNanos = ctx.options().batchTimeout().toNanos();
     this.pollNanos = ctx.options().pollInterval().toNanos();
     this.batchSize = ctx.options().batchSize();
-    this.claimOnHint = batchTimeoutNanos == 0 || batchSize == 1;
+    this.claimOnHint = claimsOnHint(ctx.options());
+  }
+
+  /** Whether any waiting message makes a batch to send at once, so a hint needs no count. */
+  static boolean claimsOnHint(WorkerOptions options) {
+    return options.batchTimeout().isZero() || options.batchSize() == 1;
   }
 
   @Override
@@ -111,7 +119,8 @@ final class Coordinator implements Runnable {
         // process's open batch). Wait for a real wake-up rather than dispatch again in a loop.
         seen = false;
       }
-      if (events.contains(Wakeups.Event.NOTIFY) || events.contains(Wakeups.Event.BATCH_FULL)) {
+      if (events.contains(Wakeups.Event.NOTIFY) || events.contains(Wakeups.Event.HINT)
+          || events.contains(Wakeups.Event.BATCH_FULL)) {
         hinted = true;
         backlog |= events.contains(Wakeups.Event.BATCH_FULL);
       }
@@ -152,7 +161,7 @@ final class Coordinator implements Runnable {
       return new Next(true, WakeUpCause.NOTIFY);
     }
     if (events.contains(Wakeups.Event.BATCH_DONE) || events.contains(Wakeups.Event.BATCH_FULL)
-        || events.contains(Wakeups.Event.RECHECK)) {
+        || events.contains(Wakeups.Event.RECHECK) || events.contains(Wakeups.Event.HINT)) {
       return new Next(true, null); // internal: look again, full batches go out back to back
     }
     if (claimOnHint && hinted) {

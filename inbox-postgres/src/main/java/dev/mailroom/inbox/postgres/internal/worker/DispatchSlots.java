@@ -38,13 +38,14 @@ final class DispatchSlots {
     return reserved.get();
   }
 
-  /** Queues a batch for a free processor; does nothing when no slot is free. */
-  void dispatch(DispatchReason reason) {
+  /** Queues a batch for a free processor; false (and nothing queued) when no slot is free. */
+  boolean dispatch(DispatchReason reason) {
     if (!slots.tryAcquire()) {
-      return;
+      return false;
     }
     reserved.addAndGet(batchSize);
     queue.add(new Dispatch(reason, batchSize));
+    return true;
   }
 
   /** The next dispatch for a processor; null once {@code stopped} is set or {@link #stop()} was called. */

@@ -1,6 +1,7 @@
 package dev.mailroom.inbox.postgres.internal.worker;
 
 import dev.mailroom.inbox.InboxNotFoundException;
+import dev.mailroom.inbox.WorkerListener.WakeUpCause;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -51,8 +52,25 @@ final class NotificationListener implements Runnable {
     while (!run.stopping()) {
       PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
       if (notifications != null && notifications.length > 0) {
-        wakeups.post(Wakeups.Event.NOTIFY);
+        notified();
       }
+    }
+  }
+
+  /**
+   * When any waiting message makes a batch, a free processor is handed the claim from here: one
+   * thread hand-over less between the notification and the claim (the coordinator only keeps the
+   * hint for later when every processor is busy). Otherwise the coordinator counts first.
+   */
+  private void notified() {
+    if (!Coordinator.claimsOnHint(ctx.options())) {
+      wakeups.post(Wakeups.Event.NOTIFY);
+      return;
+    }
+    ctx.metrics().wakeUp(WakeUpCause.NOTIFY);
+    ctx.listener().wakeUp(WakeUpCause.NOTIFY);
+    if (!run.dispatch(null)) {
+      wakeups.post(Wakeups.Event.HINT);
     }
   }
 

@@ -16,6 +16,11 @@ final class Wakeups {
   enum Event {
     /** A notification arrived on the LISTEN channel. */
     NOTIFY,
+    /**
+     * A notification the listener could not hand to a processor itself (none free): claim once
+     * one is. Already reported as a wake-up by the listener.
+     */
+    HINT,
     /** A connection came (back) up; notifications may have been lost. */
     CONNECTED,
     /** A batch finished and claimed messages: look again, more may be waiting (back to back). */

@@ -101,11 +101,11 @@ final class WorkerRun {
   }
 
   /**
-   * Hands a batch to a free processor (the coordinator checked there is one); a null reason is
-   * decided by what the claim gets (a full batch: MAX_REACHED, fewer: TIMEOUT).
+   * Hands a batch to a free processor; false when none is free. A null reason is decided by what
+   * the claim gets (a full batch: MAX_REACHED, fewer: TIMEOUT).
    */
-  void dispatch(DispatchReason reason) {
-    slots.dispatch(reason);
+  boolean dispatch(DispatchReason reason) {
+    return slots.dispatch(reason);
   }
 
   /** The next dispatch for a processor; null when the run stops. */
@@ -115,8 +115,10 @@ final class WorkerRun {
 
   void dispatchDone(Dispatch d, int claimed, boolean failed) {
     if (slots.done(d)) {
+      // A full batch hints at more waiting, unless a batch is one message: then it says nothing.
+      int batchSize = ctx.options().batchSize();
       wakeups.post(failed ? Wakeups.Event.RECHECK
-          : claimed >= ctx.options().batchSize() ? Wakeups.Event.BATCH_FULL
+          : claimed >= batchSize && batchSize > 1 ? Wakeups.Event.BATCH_FULL
           : claimed > 0 ? Wakeups.Event.BATCH_DONE : Wakeups.Event.SLOT_FREE);
     }
   }
