@@ -59,10 +59,12 @@ final class BatchRunner {
   }
 
   /**
-   * Claims and handles one batch; returns the number of messages claimed. A null reason is
-   * decided by the claim: a full batch was waiting (MAX_REACHED) or fewer (TIMEOUT).
+   * Claims and handles one batch; returns the number of messages claimed, 0 when the claim got
+   * fewer than {@code minimum} and was rolled back. A null reason is decided by the claim: a full
+   * batch was waiting (MAX_REACHED) or fewer (TIMEOUT).
    */
-  int run(WorkerConnection wc, DispatchReason dispatched, Tracker tracker) throws SQLException, TakenAwayException {
+  int run(WorkerConnection wc, DispatchReason dispatched, int minimum, Tracker tracker)
+      throws SQLException, TakenAwayException {
     List<InboxMessage> messages;
     try {
       messages = claim(wc);
@@ -70,11 +72,12 @@ final class BatchRunner {
       wc.rollbackQuietly();
       throw e;
     }
-    tracker.claimed(messages.size());
-    if (messages.isEmpty()) {
+    if (messages.isEmpty() || messages.size() < minimum) {
+      tracker.claimed(0);
       wc.connection().rollback();
       return 0;
     }
+    tracker.claimed(messages.size());
     DispatchReason reason = dispatched != null ? dispatched
         : messages.size() >= ctx.options().batchSize() ? DispatchReason.MAX_REACHED : DispatchReason.TIMEOUT;
     ctx.metrics().claimed.increment(messages.size());

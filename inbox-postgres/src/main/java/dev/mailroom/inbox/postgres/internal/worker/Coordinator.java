@@ -24,12 +24,13 @@ import java.util.Set;
  *   <li>no notification for a poll interval: look anyway.
  * </ul>
  *
- * <p>With a zero batch timeout or a batch size of one, any waiting message makes a batch to send at
- * once, so counting first would only add a round trip to the wake-up path: a hint goes straight to
- * a processor, whose claim finds what is there. A notification is handed over by the listener
- * thread itself (see {@link NotificationListener}); this thread keeps the hints that found every
- * processor busy and the full batches. The (re)connection and poll looks still count, at least
- * once a poll interval, which keeps this thread's connection in use.
+ * <p>Hints skip the count where it would only add a round trip. A batch that came back full is
+ * followed by the next at once, which must be full too or is given back (then a count decides).
+ * With a zero batch timeout or a batch size of one, any waiting message makes a batch to send at
+ * once: a notification goes straight to a processor, handed over by the listener thread itself
+ * (see {@link NotificationListener}); this thread keeps those that found every processor busy.
+ * The (re)connection and poll looks still count, at least once a poll interval, which keeps this
+ * thread's connection in use.
  */
 final class Coordinator implements Runnable {
 
@@ -43,10 +44,10 @@ final class Coordinator implements Runnable {
   private final int batchSize;
   /** Any waiting message makes a batch: a hint is dispatched without counting. */
   private final boolean claimOnHint;
-  /** A notification or a full batch came since the last dispatch: messages are probably waiting. */
+  /** A notification the listener could not hand over came since the last dispatch. */
   private boolean hinted;
-  /** The hint was a full batch: a backlog, worth counting for the other free processors too. */
-  private boolean backlog;
+  /** A batch came back full since the last dispatch: more are probably waiting. */
+  private boolean full;
   /** Messages were waiting at the last look, first seen at {@link #firstSeen} (System.nanoTime). */
   private boolean seen;
   private long firstSeen;
@@ -79,7 +80,7 @@ final class Coordinator implements Runnable {
   private void loop(WorkerConnection wc) throws SQLException, InterruptedException {
     seen = false;
     hinted = false;
-    backlog = false;
+    full = false;
     long nextPoll = System.nanoTime();
     // Whatever happened while disconnected, look at once.
     Next next = new Next(true, WakeUpCause.CONNECTED);
@@ -89,15 +90,8 @@ final class Coordinator implements Runnable {
         ctx.listener().wakeUp(next.cause());
       }
       boolean free = run.hasFreeSlot();
-      // A hint goes straight to a processor, but at least once a poll interval the look counts:
-      // counting is what notices that this thread's connection died.
-      if (next.look() && free && claimOnHint && hinted && !next.counts() && System.nanoTime() < nextPoll) {
-        run.dispatch(null);
-        if (backlog) {
-          wakeups.post(Wakeups.Event.RECHECK);
-        }
-        hinted = false;
-        backlog = false;
+      if (next.look() && free && dispatchesWithoutCount(next, nextPoll)) {
+        dispatchOnHint();
       } else if (next.look()) {
         nextPoll = System.nanoTime() + pollNanos;
         if (free) {
@@ -119,19 +113,42 @@ final class Coordinator implements Runnable {
         // process's open batch). Wait for a real wake-up rather than dispatch again in a loop.
         seen = false;
       }
-      if (events.contains(Wakeups.Event.NOTIFY) || events.contains(Wakeups.Event.HINT)
-          || events.contains(Wakeups.Event.BATCH_FULL)) {
-        hinted = true;
-        backlog |= events.contains(Wakeups.Event.BATCH_FULL);
-      }
+      hinted |= events.contains(Wakeups.Event.NOTIFY) || events.contains(Wakeups.Event.HINT);
+      full |= events.contains(Wakeups.Event.BATCH_FULL);
       next = next(events, System.nanoTime(), nextPoll);
     }
+  }
+
+  /**
+   * A hint goes straight to a processor, but at least once a poll interval the look counts:
+   * counting is what notices that this thread's connection died.
+   */
+  private boolean dispatchesWithoutCount(Next next, long nextPoll) {
+    return (full || (claimOnHint && hinted)) && !next.counts() && System.nanoTime() < nextPoll;
+  }
+
+  /**
+   * After a full batch the next goes out without a count (full batches back to back); under the
+   * batch timeout it must be full too, or the processor gives it back and a count decides (the
+   * timeout then applies to the rest). If a processor is still free, a count looks for it.
+   */
+  private void dispatchOnHint() {
+    if (full && !claimOnHint) {
+      run.dispatch(DispatchReason.MAX_REACHED, batchSize);
+    } else {
+      run.dispatch(null, 1);
+    }
+    if (full && run.hasFreeSlot()) {
+      wakeups.post(Wakeups.Event.RECHECK);
+    }
+    hinted = false;
+    full = false;
   }
 
   /** Counts the waiting messages and applies the batching rule: a full batch now, fewer at the timeout. */
   private void lookAndDispatch(WorkerConnection wc) throws SQLException {
     hinted = false;
-    backlog = false;
+    full = false;
     int reserved = run.reserved();
     int available = count(wc, batchSize + reserved) - reserved;
     long now = System.nanoTime();
@@ -144,10 +161,10 @@ final class Coordinator implements Runnable {
       firstSeen = now;
     }
     if (available >= batchSize) {
-      run.dispatch(DispatchReason.MAX_REACHED);
+      run.dispatch(DispatchReason.MAX_REACHED, 1);
       wakeups.post(Wakeups.Event.RECHECK);
     } else if (now - firstSeen >= batchTimeoutNanos) {
-      run.dispatch(DispatchReason.TIMEOUT);
+      run.dispatch(DispatchReason.TIMEOUT, 1);
       seen = false;
     }
   }
@@ -164,7 +181,7 @@ final class Coordinator implements Runnable {
         || events.contains(Wakeups.Event.RECHECK) || events.contains(Wakeups.Event.HINT)) {
       return new Next(true, null); // internal: look again, full batches go out back to back
     }
-    if (claimOnHint && hinted) {
+    if (full || (claimOnHint && hinted)) {
       return new Next(true, null); // a hint that waited for a free processor
     }
     if (seen && now - firstSeen >= batchTimeoutNanos) {

@@ -11,13 +11,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class Dispatch {
 
   final DispatchReason reason;
+  /** Fewer messages than this and the claim is given back (rolled back) for a count to decide. */
+  final int minimum;
   volatile int reservation;
   /** Set by the watchdog: the replacement processor completes this dispatch. */
   volatile boolean timedOut;
   private final AtomicBoolean done = new AtomicBoolean();
 
-  Dispatch(DispatchReason reason, int reservation) {
+  Dispatch(DispatchReason reason, int minimum, int reservation) {
     this.reason = reason;
+    this.minimum = minimum;
     this.reservation = reservation;
   }
 

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class DispatchSlots {
 
   /** Put in the queue at stop: wakes the idle processors at once. */
-  private static final Dispatch STOP = new Dispatch(DispatchReason.MANUAL, 0);
+  private static final Dispatch STOP = new Dispatch(DispatchReason.MANUAL, 1, 0);
 
   private final int batchSize;
   // One dispatch more than processors: the next batch waits in the queue while the current one
@@ -39,12 +39,12 @@ final class DispatchSlots {
   }
 
   /** Queues a batch for a free processor; false (and nothing queued) when no slot is free. */
-  boolean dispatch(DispatchReason reason) {
+  boolean dispatch(DispatchReason reason, int minimum) {
     if (!slots.tryAcquire()) {
       return false;
     }
     reserved.addAndGet(batchSize);
-    queue.add(new Dispatch(reason, batchSize));
+    queue.add(new Dispatch(reason, minimum, batchSize));
     return true;
   }
 

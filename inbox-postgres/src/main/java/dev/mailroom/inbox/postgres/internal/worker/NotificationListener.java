@@ -69,7 +69,7 @@ final class NotificationListener implements Runnable {
     }
     ctx.metrics().wakeUp(WakeUpCause.NOTIFY);
     ctx.listener().wakeUp(WakeUpCause.NOTIFY);
-    if (!run.dispatch(null)) {
+    if (!run.dispatch(null, 1)) {
       wakeups.post(Wakeups.Event.HINT);
     }
   }

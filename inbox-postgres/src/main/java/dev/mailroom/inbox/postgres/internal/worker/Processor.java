@@ -59,7 +59,7 @@ final class Processor implements Runnable {
     boolean failed = false;
     try {
       ensureConnection();
-      claimed = runner.run(wc, d.reason, run.tracker(d));
+      claimed = runner.run(wc, d.reason, d.minimum, run.tracker(d));
       backoff.reset();
     } catch (BatchRunner.TakenAwayException e) {
       closeConnection(); // aborted with the batch

@@ -102,10 +102,11 @@ final class WorkerRun {
 
   /**
    * Hands a batch to a free processor; false when none is free. A null reason is decided by what
-   * the claim gets (a full batch: MAX_REACHED, fewer: TIMEOUT).
+   * the claim gets (a full batch: MAX_REACHED, fewer: TIMEOUT); a claim of fewer than
+   * {@code minimum} messages is rolled back.
    */
-  boolean dispatch(DispatchReason reason) {
-    return slots.dispatch(reason);
+  boolean dispatch(DispatchReason reason, int minimum) {
+    return slots.dispatch(reason, minimum);
   }
 
   /** The next dispatch for a processor; null when the run stops. */
@@ -116,10 +117,12 @@ final class WorkerRun {
   void dispatchDone(Dispatch d, int claimed, boolean failed) {
     if (slots.done(d)) {
       // A full batch hints at more waiting, unless a batch is one message: then it says nothing.
+      // A claim given back for being short of its minimum leaves the decision to a count.
       int batchSize = ctx.options().batchSize();
       wakeups.post(failed ? Wakeups.Event.RECHECK
+          : claimed == 0 ? (d.minimum > 1 ? Wakeups.Event.RECHECK : Wakeups.Event.SLOT_FREE)
           : claimed >= batchSize && batchSize > 1 ? Wakeups.Event.BATCH_FULL
-          : claimed > 0 ? Wakeups.Event.BATCH_DONE : Wakeups.Event.SLOT_FREE);
+          : Wakeups.Event.BATCH_DONE);
     }
   }
 

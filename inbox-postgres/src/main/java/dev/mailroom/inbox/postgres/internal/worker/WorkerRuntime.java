@@ -82,7 +82,7 @@ final class WorkerRuntime implements InboxWorker {
         keeper.heartbeat();
         keeper.closeConnection();
       }
-      return new BatchRunner(ctx).run(wc, DispatchReason.MANUAL, BatchRunner.Tracker.NONE);
+      return new BatchRunner(ctx).run(wc, DispatchReason.MANUAL, 1, BatchRunner.Tracker.NONE);
     } catch (SQLException e) {
       throw new InboxException("runOnce failed: " + e.getMessage(), ctx.inbox(), e);
     } catch (BatchRunner.TakenAwayException e) {
