@@ -96,6 +96,10 @@ BEGIN
         -- pick a hash join over a sequential scan of the whole table (docs/performance-notes.md).
         -- A TID found by FOR UPDATE may be a newer version than the statement's snapshot sees
         -- (updated and committed meanwhile); the UPDATE then skips it and it stays pending.
+        -- That guard is written num_nulls(processed_at) = 1, not processed_at IS NULL: the latter
+        -- lets the planner use the partial indexes of pending rows for the UPDATE, and with
+        -- statistics taken while nothing was pending it scanned one (filtering on ctid) instead
+        -- of the TID scan, reading the whole backlog per claim (docs/performance-notes.md §6).
         EXECUTE format($f$
             CREATE OR REPLACE FUNCTION inbox.%1$I(p_limit integer, p_buckets integer[] DEFAULT NULL)
             RETURNS SETOF %2$s
@@ -120,7 +124,7 @@ BEGIN
                         ORDER BY c.priority, c.seq
                         LIMIT p_limit
                         FOR UPDATE OF c SKIP LOCKED))
-                      AND m.processed_at IS NULL
+                      AND num_nulls(m.processed_at) = 1
                     RETURNING m.*
                 )
                 SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
@@ -176,7 +180,7 @@ BEGIN
                         ORDER BY win.priority, win.seq
                         LIMIT p_limit
                         FOR UPDATE OF c SKIP LOCKED))
-                      AND m.processed_at IS NULL
+                      AND num_nulls(m.processed_at) = 1
                     RETURNING m AS r
                 )
                 SELECT coalesce(array_agg(claimed.r), '{}') INTO v_first FROM claimed;
@@ -216,7 +220,7 @@ BEGIN
                                            AND (p_buckets IS NULL OR u.bucket = ANY (p_buckets))
                                          ORDER BY u.priority, u.seq
                                          LIMIT p_limit)))
-                                  AND c.processed_at IS NULL AND c.retry_count < %3$s
+                                  AND num_nulls(c.processed_at) = 1 AND c.retry_count < %3$s
                                   AND c.next_attempt_at <= now()
                                   AND (p_buckets IS NULL OR c.bucket = ANY (p_buckets))
                                   AND (c.%5$I IS NULL OR NOT c.%5$I = ANY (ARRAY(
@@ -224,7 +228,7 @@ BEGIN
                                 ORDER BY c.priority, c.seq
                                 LIMIT p_limit - cardinality(v_first)
                                 FOR UPDATE OF c SKIP LOCKED))
-                              AND m.processed_at IS NULL
+                              AND num_nulls(m.processed_at) = 1
                             RETURNING m AS r
                         )
                         SELECT coalesce(array_agg(claimed.r), '{}') INTO v_rest FROM claimed;

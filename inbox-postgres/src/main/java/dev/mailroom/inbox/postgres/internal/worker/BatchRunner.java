@@ -72,7 +72,7 @@ final class BatchRunner {
       wc.rollbackQuietly();
       throw e;
     }
-    if (messages.isEmpty() || messages.size() < minimum) {
+    if (messages.size() < Math.max(minimum, 1)) { // none, or short of the dispatch's minimum
       tracker.claimed(0);
       wc.connection().rollback();
       return 0;

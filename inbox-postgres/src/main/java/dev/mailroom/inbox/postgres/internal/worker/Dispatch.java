@@ -4,9 +4,10 @@ import dev.mailroom.inbox.WorkerListener.DispatchReason;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The coordinator's order to claim one batch. It holds a processor slot and reserves batchSize
- * of the counted waiting messages until the claim says how many it got, then that many until the
- * batch's transaction ends (they still look pending to the count meanwhile).
+ * An order to claim one batch (from the coordinator, or the listener on a notification). It holds
+ * a processor slot and reserves batchSize of the counted waiting messages until the claim says how
+ * many it got, then that many until the batch's transaction ends (they still look pending to the
+ * count meanwhile).
  */
 final class Dispatch {
 
