@@ -12,7 +12,8 @@ import java.util.List;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--runs N] [--scale F] [--out FILE] [scenario...]
- * scenarios: produce consume consume-plain consume-ordered e2e mailroom (includes memory) operator (default: all)
+ * scenarios: produce consume consume-plain consume-ordered consume-partitioned e2e mailroom (includes memory)
+ *   operator (default: all)
  * --mailroom-jar PATH (default mailroom-app/target/mailroom-app.jar), --collector-jvm-flag FLAG (repeatable)
  * </pre>
  */
@@ -56,6 +57,8 @@ public final class BenchmarkMain {
             List.of(ConsumeScenario.Variant.PLAIN), new int[] {100, 1000});
         case "consume-ordered" -> ConsumeScenario.run(report, runs, scale,
             List.of(ConsumeScenario.Variant.ORDERED), new int[] {100, 1000});
+        case "consume-partitioned" -> ConsumeScenario.run(report, runs, scale,
+            List.of(ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
         case "e2e" -> EndToEndScenario.run(report, scale);
         case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
         case "operator" -> OperatorFunctionsScenario.run(report, scale < 1 ? new int[] {10_000, 100_000}

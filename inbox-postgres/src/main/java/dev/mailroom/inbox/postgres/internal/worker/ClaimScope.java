@@ -26,7 +26,7 @@ final class ClaimScope {
     this.inbox = inbox;
     this.workerId = workerId;
     if (assignment instanceof PartitionAssignment.Static s) {
-      staticBuckets = Partitioning.bucketsOf(s.id(), s.count());
+      staticBuckets = allAsNull(Partitioning.bucketsOf(s.id(), s.count()));
       bucketsByPartition = null;
     } else if (assignment instanceof PartitionAssignment.Automatic a) {
       staticBuckets = null;
@@ -69,13 +69,10 @@ final class ClaimScope {
 
   /** Buckets for counting waiting messages (no guard needed: a count decides nothing); null = all. */
   int[] bucketsForCount() {
-    if (staticBuckets != null) {
-      return staticBuckets;
-    }
     if (bucketsByPartition != null) {
-      return bucketsOf(heldPartitions);
+      return allAsNull(bucketsOf(heldPartitions));
     }
-    return null;
+    return staticBuckets;
   }
 
   /**
@@ -98,8 +95,16 @@ final class ClaimScope {
       rs.next();
       Array held = rs.getArray(1);
       Integer[] partitions = (Integer[]) held.getArray();
-      return bucketsOf(Arrays.stream(partitions).mapToInt(Integer::intValue).toArray());
+      return allAsNull(bucketsOf(Arrays.stream(partitions).mapToInt(Integer::intValue).toArray()));
     }
+  }
+
+  /**
+   * Every bucket is the same scope as no filter, and much cheaper to claim with: the claim tests
+   * {@code bucket = ANY(...)} on every candidate, a linear search through the array.
+   */
+  private static int[] allAsNull(int[] buckets) {
+    return buckets.length == Partitioning.BUCKETS ? null : buckets;
   }
 
   private int[] bucketsOf(int[] partitions) {
