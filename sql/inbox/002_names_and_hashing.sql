@@ -104,6 +104,19 @@ AS $$
     WHERE inbox.inbox_bucket_owner(b, p_total_workers) = p_worker_id
 $$;
 
+-- A set of buckets as a 1,024-bit mask (bit b, counted from the left, = bucket b); NULL for NULL
+-- (every bucket). Claims test get_bit(mask, bucket), constant time per candidate row, where
+-- bucket = ANY(array) searched the array linearly: ~1.1 us per row for 512 buckets.
+CREATE OR REPLACE FUNCTION inbox.inbox_bucket_mask(p_buckets integer[])
+RETURNS varbit
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN p_buckets IS NOT NULL THEN
+        (SELECT coalesce(bit_or(B'1'::bit(1024) >> b), B'0'::bit(1024))::varbit
+         FROM unnest(p_buckets) AS b WHERE b BETWEEN 0 AND 1023)
+    END
+$$;
+
 -- seeds/004 form, with the inbox name first as documented.
 CREATE OR REPLACE FUNCTION inbox.inbox_is_my_partition(
     p_inbox text, p_aggregate_id text, p_worker_id integer, p_total_workers integer)

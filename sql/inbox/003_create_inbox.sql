@@ -91,7 +91,7 @@ BEGIN
         -- Claim = select the next batch with SKIP LOCKED and mark it processed in one statement.
         -- The caller's transaction is the unit of work: commit keeps the mark, rollback (or a
         -- crash) returns the messages to the queue. Failures are reset with mark_failed before
-        -- commit. p_buckets restricts the claim to partition buckets (NULL = all).
+        -- commit. p_buckets restricts the claim to partition buckets (NULL = all), tested as a bit mask.
         -- The locked rows are updated by ctid (a TID scan): joining on event_id let the planner
         -- pick a hash join over a sequential scan of the whole table (docs/performance-notes.md).
         -- A TID found by FOR UPDATE may be a newer version than the statement's snapshot sees
@@ -111,6 +111,8 @@ BEGIN
             -- penalty costs would trigger JIT compilation (~400 ms a call), so JIT is off too.
             SET enable_bitmapscan = off SET enable_sort = off SET enable_seqscan = off SET jit = off
             AS $body$
+            DECLARE
+                v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
             BEGIN
                 RETURN QUERY
                 WITH claimed AS (
@@ -120,7 +122,7 @@ BEGIN
                         FROM %2$s c
                         WHERE c.processed_at IS NULL AND c.retry_count < %3$s
                           AND c.next_attempt_at <= now()
-                          AND (p_buckets IS NULL OR c.bucket = ANY (p_buckets))
+                          AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
                         ORDER BY c.priority, c.seq
                         LIMIT p_limit
                         FOR UPDATE OF c SKIP LOCKED))
@@ -159,6 +161,7 @@ BEGIN
             SET enable_bitmapscan = off SET enable_sort = off SET enable_seqscan = off SET jit = off
             AS $body$
             DECLARE
+                v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
                 v_window integer := CASE WHEN p_limit IS NOT NULL THEN 2 * greatest(p_limit, 0) + 100 END;  -- NULL: no bound
                 v_first %2$s[];
                 v_rest %2$s[] := '{}';
@@ -171,7 +174,7 @@ BEGIN
                         FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM %2$s w
                               WHERE w.processed_at IS NULL AND w.retry_count < %3$s
                                 AND w.next_attempt_at <= now()
-                                AND (p_buckets IS NULL OR w.bucket = ANY (p_buckets))
+                                AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                               ORDER BY w.priority, w.seq
                               LIMIT v_window) win
                         JOIN %2$s c ON c.ctid = win.tid
@@ -195,7 +198,7 @@ BEGIN
                         SELECT w.%5$I AS agg, w.%6$I AS s, w.seq FROM %2$s w
                         WHERE w.processed_at IS NULL AND w.retry_count < %3$s
                           AND w.next_attempt_at <= now()
-                          AND (p_buckets IS NULL OR w.bucket = ANY (p_buckets))
+                          AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                         ORDER BY w.priority, w.seq
                         LIMIT v_window) win
                     WHERE win.agg IS NOT NULL AND EXISTS (SELECT 1 FROM %2$s e
@@ -217,12 +220,12 @@ BEGIN
                                         (SELECT u.ctid FROM %2$s u
                                          WHERE u.%5$I IS NULL AND u.processed_at IS NULL AND u.retry_count < %3$s
                                            AND u.next_attempt_at <= now()
-                                           AND (p_buckets IS NULL OR u.bucket = ANY (p_buckets))
+                                           AND (v_mask IS NULL OR get_bit(v_mask, u.bucket) = 1)
                                          ORDER BY u.priority, u.seq
                                          LIMIT p_limit)))
                                   AND num_nulls(c.processed_at) = 1 AND c.retry_count < %3$s
                                   AND c.next_attempt_at <= now()
-                                  AND (p_buckets IS NULL OR c.bucket = ANY (p_buckets))
+                                  AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
                                   AND (c.%5$I IS NULL OR NOT c.%5$I = ANY (ARRAY(
                                         SELECT f.%5$I FROM unnest(v_first) f WHERE f.%5$I IS NOT NULL)))
                                 ORDER BY c.priority, c.seq

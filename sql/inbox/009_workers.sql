@@ -82,13 +82,13 @@ BEGIN
             USING ERRCODE = 'feature_not_supported';
     END IF;
     v_waiting := format('m.processed_at IS NULL AND m.retry_count < %s AND m.next_attempt_at <= now()
-              AND ($2 IS NULL OR m.bucket = ANY ($2))', c.max_retries);
+              AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', c.max_retries);
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     IF o.inbox_name IS NULL THEN
         EXECUTE format($q$SELECT count(*)::integer FROM (
                 SELECT 1 FROM %s m WHERE %s LIMIT $1) s$q$, v_table, v_waiting)
             INTO v_count
-            USING p_limit, p_buckets;
+            USING p_limit, inbox.inbox_bucket_mask(p_buckets);
         RETURN v_count;
     END IF;
 
@@ -99,7 +99,7 @@ BEGIN
             FROM (SELECT m.* FROM %2$s m WHERE %4$s ORDER BY m.priority, m.seq LIMIT $3) m$q$,
         o.aggregate_column, v_table, o.sequence_column, v_waiting)
         INTO v_heads, v_walked
-        USING p_limit, p_buckets, v_window;
+        USING p_limit, inbox.inbox_bucket_mask(p_buckets), v_window;
     IF p_limit IS NULL OR v_heads >= p_limit OR v_walked < v_window THEN
         RETURN least(v_heads, p_limit);
     END IF;
@@ -115,7 +115,7 @@ BEGIN
         -- By TID: not a predicate that lets the planner scan a partial index instead (see claim_<name>).
         replace(v_waiting, 'm.processed_at IS NULL', 'num_nulls(m.processed_at) = 1'))
         INTO v_count
-        USING p_limit, p_buckets;
+        USING p_limit, inbox.inbox_bucket_mask(p_buckets);
     RETURN v_count;
 END;
 $$;

@@ -35,15 +35,18 @@ final class MailroomScenario {
 
     report.section("Mailroom collector: accounts inserted in one transaction -> records on stdout (JVM flags: "
         + (jvmFlags.isEmpty() ? "none" : String.join(" ", jvmFlags)) + ")",
-        "| batch limit | tokens | first drain after start, tokens/s | insert + drain, tokens/s "
+        "| batch limit | MAILROOM_CONCURRENCY | tokens | first drain after start, tokens/s | insert + drain, tokens/s "
             + "| drain after the commit, tokens/s | collector peak RSS |");
     int tokens = (int) (100_000 * scale);
-    for (int limit : new int[] {10, 100}) {
+    for (int[] config : new int[][] {{10, 1}, {100, 1}, {100, 2}}) {
+      int limit = config[0];
+      int concurrency = config[1];
       Measurements rate = new Measurements();
       Measurements drainRate = new Measurements();
       double coldDrainRate = 0;
       env.put("MAILROOM_BATCH_LIMIT", Integer.toString(limit));
       env.put("MAILROOM_BATCH_TIMEOUT", "1000");
+      env.put("MAILROOM_CONCURRENCY", Integer.toString(concurrency));
       // One collector for all runs, as one runs in production: the first drain (run -1) also pays
       // for the JVM's warm-up (JIT compilation took ~2 s of CPU per 100,000 tokens), the others
       // measure the running collector. Its peak RSS covers them all.
@@ -51,7 +54,7 @@ final class MailroomScenario {
         collector.awaitLog("connected", 120);
         for (int run = -1; run < runs; run++) {
           long start = System.nanoTime();
-          insertAccounts(db, "r" + run + "l" + limit, tokens);
+          insertAccounts(db, "r" + run + "l" + limit + "c" + concurrency, tokens);
           long committed = System.nanoTime();
           long expected = (long) (run + 2) * tokens;
           while (collector.records() < expected) {
@@ -68,7 +71,7 @@ final class MailroomScenario {
             drainRate.add(drain);
           }
         }
-        report.row(limit, String.format("%,d", tokens), String.format("%,.0f", coldDrainRate), rate.summary(),
+        report.row(limit, concurrency, String.format("%,d", tokens), String.format("%,.0f", coldDrainRate), rate.summary(),
             drainRate.summary(), String.format(Locale.ROOT, "%.0f MiB", collector.peakRssMib()));
       }
     }
@@ -76,6 +79,7 @@ final class MailroomScenario {
     report.section("Mailroom collector latency at batch limit 1 (account insert commit -> line read from stdout)",
         "| inserts | p50 | p99 | max |");
     env.put("MAILROOM_BATCH_LIMIT", "1");
+    env.put("MAILROOM_CONCURRENCY", "1");
     LatencyRecorder latency = new LatencyRecorder();
     try (CollectorProcess collector = new CollectorProcess(jar, jvmFlags, env, true);
         Connection c = db.dataSource.getConnection();

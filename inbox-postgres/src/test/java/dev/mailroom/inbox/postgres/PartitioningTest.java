@@ -119,4 +119,17 @@ class PartitioningTest extends InboxTestSupport {
         .filter(b -> Partitioning.ownerOf(b, 4) != Partitioning.ownerOf(b, 5)).boxed().toList();
     assertThat(sqlMoved).isEqualTo(javaMoved);
   }
+
+  @Test
+  void the_bucket_mask_has_the_bits_of_exactly_the_given_buckets() {
+    assertThat(strings("SELECT string_agg(b::text, ',' ORDER BY b) FROM generate_series(0, 1023) b "
+        + "WHERE get_bit(inbox.inbox_bucket_mask(ARRAY[0, 5, 1023, 5]), b) = 1")).containsExactly("0,5,1023");
+    assertThat(count("SELECT length(inbox.inbox_bucket_mask('{}'::int[])) - "
+        + "length(replace(inbox.inbox_bucket_mask('{}'::int[])::text, '0', ''))")).isEqualTo(1024);
+    assertThat(strings("SELECT inbox.inbox_bucket_mask(NULL)::text")).containsOnlyNulls();
+    // The mask of a worker's partition selects exactly the buckets inbox_is_my_partition gives it.
+    assertThat(count("SELECT count(*) FROM generate_series(0, 1023) b "
+        + "WHERE (get_bit(inbox.inbox_bucket_mask(inbox.inbox_partition_buckets(1, 3)), b) = 1) "
+        + "<> (inbox.inbox_bucket_owner(b, 3) = 1)")).isZero();
+  }
 }
