@@ -12,19 +12,25 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
-/** Many workers, many threads, one inbox: every message handled once, none lost. */
+/**
+ * Many workers, many threads, one inbox: every message handled once, none lost. With a zero batch
+ * timeout notifications go straight to the processors; with a timeout the workers count, and a
+ * batch dispatched after a full one is rolled back when it comes back short.
+ */
 class ExactlyOnceTest extends WorkerTestSupport {
 
-  @ParameterizedTest(name = "listen={0}")
-  @ValueSource(booleans = {true, false})
-  void ten_thousand_messages_over_four_workers_of_two_threads_are_each_handled_exactly_once(boolean listen) {
+  @ParameterizedTest(name = "listen={0}, batchTimeout={1} ms")
+  @CsvSource({"true, 0", "false, 0", "true, 50", "false, 50"})
+  void ten_thousand_messages_over_four_workers_of_two_threads_are_each_handled_exactly_once(boolean listen,
+      long batchTimeoutMillis) {
     String inbox = newInbox("once");
     List<InboxWorker> workers = new ArrayList<>();
     for (int w = 0; w < 4; w++) {
       String name = "w" + w;
-      workers.add(track(PostgresInboxWorker.builder(dataSource(), options(inbox, listen).concurrency(2).batchSize(100).build())
+      workers.add(track(PostgresInboxWorker.builder(dataSource(), options(inbox, listen).concurrency(2).batchSize(100)
+              .batchTimeout(Duration.ofMillis(batchTimeoutMillis)).build())
           .handler((m, tx) -> {
             recordHandled(tx.unwrap(Handle.class), inbox, m.eventId(), name, m.aggregateId());
             return Outcome.processed();
