@@ -82,9 +82,10 @@ BEGIN
         -- A message may be claimed only when no earlier message of its aggregate is unprocessed.
         -- Rows the claiming transaction holds still look unprocessed to every other worker,
         -- so two workers never hold messages of one aggregate at once.
-        v_head_guard := format(
-            E'\n                          AND (c.%1$I IS NULL OR NOT EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = c.%1$I AND e.processed_at IS NULL AND (e.%3$I, e.seq) < (c.%3$I, c.seq)))',
-            o.aggregate_column, v_table, o.sequence_column);
+        v_head_guard := format(E'\n                          AND (c.%1$I IS NULL OR NOT %2$s)',
+            o.aggregate_column,
+            inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
+                format('c.%I', o.aggregate_column), format('c.%I', o.sequence_column), 'c.seq'));
     END IF;
 
     IF c.managed AND o.inbox_name IS NULL THEN
@@ -201,8 +202,7 @@ BEGIN
                           AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                         ORDER BY w.priority, w.seq
                         LIMIT v_window) win
-                    WHERE win.agg IS NOT NULL AND EXISTS (SELECT 1 FROM %2$s e
-                        WHERE e.%5$I = win.agg AND e.processed_at IS NULL AND (e.%6$I, e.seq) < (win.s, win.seq));
+                    WHERE win.agg IS NOT NULL AND %8$s;
                     IF v_walked >= greatest(p_limit, 1) THEN
                         -- The heads arrive in aggregate order and must be sorted into claim
                         -- order: without a sort the planner would walk the whole claim index
@@ -245,7 +245,9 @@ BEGIN
             'claim_' || p_inbox, v_table, c.max_retries,
             v_head_guard,
             o.aggregate_column, o.sequence_column,
-            inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column));
+            inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column),
+            inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
+                'win.agg', 'win.s', 'win.seq'));
     END IF;
 END;
 $$;

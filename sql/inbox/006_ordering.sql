@@ -156,6 +156,20 @@ $f$;
 END;
 $$;
 
+-- The SQL of "an earlier unprocessed message of the same aggregate exists" (dead or backing off
+-- included) for the message whose aggregate, sequence and seq are the given SQL expressions: what
+-- keeps a message from being its aggregate's head. The ordered claim, its phase-2 gate and
+-- count_waiting all test it, so "blocked" means one thing.
+CREATE OR REPLACE FUNCTION inbox.earlier_unprocessed_sql(p_table text, p_aggregate_column text,
+    p_sequence_column text, p_aggregate text, p_sequence text, p_seq text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT format('EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = %4$s AND e.processed_at IS NULL'
+        ' AND (e.%3$I, e.seq) < (%5$s, %6$s))',
+        p_aggregate_column, p_table, p_sequence_column, p_aggregate, p_sequence, p_seq)
+$$;
+
 -- The SQL of a CTE "heads(agg, tid)": the head (earliest unprocessed message by sequence, then
 -- arrival) of every aggregate, found by a loose index scan over <name>_ordering_idx, one descent
 -- per aggregate. The ordered claim and count_waiting both use it, so "head" means one thing.

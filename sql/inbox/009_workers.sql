@@ -92,12 +92,13 @@ BEGIN
         RETURN v_count;
     END IF;
 
-    EXECUTE format($q$SELECT (count(*) FILTER (WHERE m.%1$I IS NULL OR NOT EXISTS (
-                    SELECT 1 FROM %2$s e WHERE e.%1$I = m.%1$I AND e.processed_at IS NULL
-                      AND (e.%3$I, e.seq) < (m.%3$I, m.seq))))::integer,
+    EXECUTE format($q$SELECT (count(*) FILTER (WHERE m.%1$I IS NULL OR NOT %3$s))::integer,
                 count(*)::integer
             FROM (SELECT m.* FROM %2$s m WHERE %4$s ORDER BY m.priority, m.seq LIMIT $3) m$q$,
-        o.aggregate_column, v_table, o.sequence_column, v_waiting)
+        o.aggregate_column, v_table,
+        inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
+            format('m.%I', o.aggregate_column), format('m.%I', o.sequence_column), 'm.seq'),
+        v_waiting)
         INTO v_heads, v_walked
         USING p_limit, inbox.inbox_bucket_mask(p_buckets), v_window;
     IF p_limit IS NULL OR v_heads >= p_limit OR v_walked < v_window THEN

@@ -16,6 +16,7 @@ import dev.mailroom.inbox.NewMessage;
 import dev.mailroom.inbox.OrderingGap;
 import dev.mailroom.inbox.PurgeResult;
 import dev.mailroom.inbox.postgres.internal.InboxQueries;
+import dev.mailroom.inbox.postgres.internal.MessageRows;
 import dev.mailroom.inbox.postgres.internal.MessageWriter;
 import dev.mailroom.inbox.postgres.internal.SqlErrors;
 import java.sql.Connection;
@@ -211,7 +212,7 @@ public final class PostgresInbox implements Inbox {
     return withHandle(jdbi, "list " + state + " messages of inbox " + name, name, null,
         h -> h.createQuery(InboxQueries.sql("messages"))
             .bind("name", name).bind("state", state).bind("limit", limit)
-            .map((rs, ctx) -> InboxQueries.message(rs))
+            .map(MessageRows.MAPPER)
             .list());
   }
 

@@ -5,14 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mailroom.inbox.HealthStatus;
 import dev.mailroom.inbox.InboxException;
 import dev.mailroom.inbox.InboxHealth;
-import dev.mailroom.inbox.InboxMessage;
 import dev.mailroom.inbox.InboxStatus;
 import dev.mailroom.inbox.PurgeResult;
 import java.io.IOException;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.Locale;
 
 /**
@@ -50,18 +45,6 @@ public final class InboxQueries {
     JsonNode n = parse(json);
     return new PurgeResult(n.path("deleted_processed").asLong(), n.path("stripped_processed").asLong(),
         n.path("deleted_dead").asLong(), n.path("more").asBoolean());
-  }
-
-  public static InboxMessage message(ResultSet rs) throws SQLException {
-    return new InboxMessage(rs.getString("event_id"), rs.getString("event_type"), rs.getString("source"),
-        rs.getString("aggregate_id"), rs.getString("payload"), instant(rs, "received_at"),
-        instant(rs, "processed_at"), rs.getString("error"), rs.getInt("retry_count"), rs.getString("trace_id"),
-        rs.getLong("seq"), rs.getInt("priority"), rs.getInt("bucket"));
-  }
-
-  private static Instant instant(ResultSet rs, String column) throws SQLException {
-    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
-    return t == null ? null : t.toInstant();
   }
 
   private static HealthStatus healthStatus(String value) {

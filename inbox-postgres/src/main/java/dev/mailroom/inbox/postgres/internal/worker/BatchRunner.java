@@ -5,6 +5,7 @@ import dev.mailroom.inbox.HandlerAbortException;
 import dev.mailroom.inbox.InboxMessage;
 import dev.mailroom.inbox.Outcome;
 import dev.mailroom.inbox.WorkerListener.DispatchReason;
+import dev.mailroom.inbox.postgres.internal.MessageRows;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -113,7 +114,7 @@ final class BatchRunner {
       ps.setArray(4, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
     }
     try (ResultSet rs = ps.executeQuery()) {
-      return MessageMapper.readAll(rs);
+      return MessageRows.readAll(rs);
     }
   }
 
