@@ -178,8 +178,8 @@ BEGIN
                                 AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                               ORDER BY w.priority, w.seq
                               LIMIT v_window) win
-                        JOIN %2$s c ON c.ctid = win.tid
-                        WHERE c.processed_at IS NULL AND c.retry_count < %3$s
+                        JOIN %2$s c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
+                        WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < %3$s
                           AND c.next_attempt_at <= now()%4$s
                         ORDER BY win.priority, win.seq
                         LIMIT p_limit

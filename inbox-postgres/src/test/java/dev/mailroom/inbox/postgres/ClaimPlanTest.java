@@ -41,6 +41,11 @@ class ClaimPlanTest extends InboxTestSupport {
     String update = plans.stream().filter(p -> p.contains("Update on " + name)).findFirst().orElseThrow();
     assertThat(update).contains("Tid Scan on " + name + " m");
     assertThat(update).doesNotContainPattern("Index (Only )?Scan using \\w+ on " + name + " m\\b");
+    if (ordered) {
+      // The ordered claim re-reads its window's rows (alias c) by TID too.
+      assertThat(update).contains("Tid Scan on " + name + " c");
+      assertThat(update).doesNotContainPattern("Index (Only )?Scan using \\w+ on " + name + " c\\b");
+    }
   }
 
   /** The plans of the statements inside one claim of 100, rolled back. */
