@@ -20,6 +20,20 @@ DECLARE
     v_arrival text;      -- expression list: arrival order
     v_order text;        -- ORDER BY of _pending and of the claim
     v_head_guard text := '';
+    -- The start of both claim functions (%1$I their name, %2$s the table). A queue table's
+    -- statistics are always stale (rows come and go between analyzes); believing the backlog tiny,
+    -- the planner picked a bitmap scan of the whole backlog plus a sort (25 ms instead of 1.6 ms
+    -- for 100 of 100,000). The claim must walk the claim index in order, so the alternatives are
+    -- off inside the function. Their penalty costs would trigger JIT compilation (~400 ms a
+    -- call), so JIT is off too.
+    v_claim_head text := $h$
+            CREATE OR REPLACE FUNCTION inbox.%1$I(p_limit integer, p_buckets integer[] DEFAULT NULL)
+            RETURNS SETOF %2$s
+            LANGUAGE plpgsql
+            SET enable_bitmapscan = off SET enable_sort = off SET enable_seqscan = off SET jit = off
+            AS $body$
+            DECLARE
+                v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket$h$;
 BEGIN
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = p_inbox;
@@ -101,19 +115,7 @@ BEGIN
         -- lets the planner use the partial indexes of pending rows for the UPDATE, and with
         -- statistics taken while nothing was pending it scanned one (filtering on ctid) instead
         -- of the TID scan, reading the whole backlog per claim (docs/performance-notes.md §6).
-        EXECUTE format($f$
-            CREATE OR REPLACE FUNCTION inbox.%1$I(p_limit integer, p_buckets integer[] DEFAULT NULL)
-            RETURNS SETOF %2$s
-            LANGUAGE plpgsql
-            -- A queue table's statistics are always stale (rows come and go between analyzes);
-            -- believing the backlog tiny, the planner picked a bitmap scan of the whole backlog
-            -- plus a sort (25 ms instead of 1.6 ms for 100 of 100,000). The claim must walk the
-            -- claim index in order, so the alternatives are off inside this function. Their
-            -- penalty costs would trigger JIT compilation (~400 ms a call), so JIT is off too.
-            SET enable_bitmapscan = off SET enable_sort = off SET enable_seqscan = off SET jit = off
-            AS $body$
-            DECLARE
-                v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
+        EXECUTE format(v_claim_head || $f$
             BEGIN
                 RETURN QUERY
                 WITH claimed AS (
@@ -150,19 +152,7 @@ BEGIN
         -- excludes the aggregates phase 1 took: one message per aggregate per claim, as before.
         -- Both statements check head-ness in their own snapshot, where rows claimed by other
         -- uncommitted transactions are still unprocessed: two workers never hold one aggregate.
-        EXECUTE format($f$
-            CREATE OR REPLACE FUNCTION inbox.%1$I(p_limit integer, p_buckets integer[] DEFAULT NULL)
-            RETURNS SETOF %2$s
-            LANGUAGE plpgsql
-            -- A queue table's statistics are always stale (rows come and go between analyzes);
-            -- believing the backlog tiny, the planner picked a bitmap scan of the whole backlog
-            -- plus a sort (25 ms instead of 1.6 ms for 100 of 100,000). The claim must walk the
-            -- claim index in order, so the alternatives are off inside this function. Their
-            -- penalty costs would trigger JIT compilation (~400 ms a call), so JIT is off too.
-            SET enable_bitmapscan = off SET enable_sort = off SET enable_seqscan = off SET jit = off
-            AS $body$
-            DECLARE
-                v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
+        EXECUTE format(v_claim_head || $f$
                 v_window integer := CASE WHEN p_limit IS NOT NULL THEN 2 * greatest(p_limit, 0) + 100 END;  -- NULL: no bound
                 v_first %2$s[];
                 v_rest %2$s[] := '{}';
