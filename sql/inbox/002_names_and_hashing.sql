@@ -48,6 +48,23 @@ BEGIN
 END;
 $$;
 
+-- The catalog row of a managed inbox, for the functions that need the managed columns (retry
+-- count, next attempt, bucket); p_function names the caller in the error on a tracked table.
+CREATE OR REPLACE FUNCTION inbox.managed_config_of(p_inbox text, p_function text)
+RETURNS inbox.inbox_config
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_config inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+BEGIN
+    IF NOT v_config.managed THEN
+        RAISE EXCEPTION '% needs a managed inbox; % is tracked', p_function, quote_literal(p_inbox)
+            USING ERRCODE = 'feature_not_supported';
+    END IF;
+    RETURN v_config;
+END;
+$$;
+
 -- The fully quoted name of the table that holds an inbox's messages.
 CREATE OR REPLACE FUNCTION inbox.inbox_table(p_config inbox.inbox_config)
 RETURNS text

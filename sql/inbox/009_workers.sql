@@ -9,13 +9,9 @@ RETURNS boolean
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'mark_dead');
     v_count integer;
 BEGIN
-    IF NOT c.managed THEN
-        RAISE EXCEPTION 'mark_dead needs a managed inbox; % is tracked', quote_literal(p_inbox)
-            USING ERRCODE = 'feature_not_supported';
-    END IF;
     EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = greatest(retry_count, $3), error = $2
         WHERE event_id = $1 AND retry_count < $3 AND (processed_at IS NULL OR processed_at = now())$u$,
         inbox.inbox_table(c))
@@ -35,12 +31,8 @@ RETURNS TABLE (event_id text, result text)
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'record_failures');
 BEGIN
-    IF NOT c.managed THEN
-        RAISE EXCEPTION 'record_failures needs a managed inbox; % is tracked', quote_literal(p_inbox)
-            USING ERRCODE = 'feature_not_supported';
-    END IF;
     RETURN QUERY EXECUTE format($u$
         UPDATE %s m SET processed_at = NULL,
                retry_count = CASE WHEN f.dead THEN $3 ELSE m.retry_count + 1 END,
@@ -68,7 +60,7 @@ LANGUAGE plpgsql STABLE
 SET enable_bitmapscan = off SET enable_seqscan = off SET jit = off
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'count_waiting');
     o inbox.inbox_ordering_config;
     v_table text := inbox.inbox_table(c);
     v_waiting text;
@@ -77,10 +69,6 @@ DECLARE
     v_walked integer;
     v_count integer;
 BEGIN
-    IF NOT c.managed THEN
-        RAISE EXCEPTION 'count_waiting needs a managed inbox; % is tracked', quote_literal(p_inbox)
-            USING ERRCODE = 'feature_not_supported';
-    END IF;
     v_waiting := format('m.processed_at IS NULL AND m.retry_count < %s AND m.next_attempt_at <= now()
               AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', c.max_retries);
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;

@@ -152,4 +152,18 @@ class TrackedTableTest extends InboxTestSupport {
       assertThat(strings("SELECT to_regclass('inbox.kept_" + cascade + "_pending')::text")).containsExactly((String) null);
     }
   }
+
+  @Test
+  void the_worker_functions_refuse_a_tracked_table_by_name() {
+    sql("CREATE TABLE app.refused " + COLUMNS);
+    manager.enableTracking(spec("refused", "app.refused").build());
+    for (String call : List.of("inbox.count_waiting('refused', 10)", "inbox.mark_dead('refused', 'x', 'e')",
+        "inbox.record_failures('refused', '{x}', '{e}', '{NULL}', '{false}')")) {
+      String function = call.substring("inbox.".length(), call.indexOf('('));
+      assertThatThrownBy(() -> strings("SELECT count(*)::text FROM " + call))
+          .hasMessageContaining(function + " needs a managed inbox; 'refused' is tracked")
+          .rootCause().isInstanceOfSatisfying(java.sql.SQLException.class,
+              e -> assertThat(e.getSQLState()).isEqualTo("0A000"));
+    }
+  }
 }
