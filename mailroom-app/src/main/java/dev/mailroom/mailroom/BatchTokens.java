@@ -30,8 +30,15 @@ final class BatchTokens {
       statement.setArray(1, array);
       try (ResultSet rs = statement.executeQuery()) {
         while (rs.next()) {
-          TokenRow row = new TokenRow(rs.getLong("id"), rs.getString("action"), rs.getString("email"),
-              rs.getString("login"), rs.getBytes("secret"), rs.getString("code"), rs.getString("ineligible"));
+          TokenRow row =
+              new TokenRow(
+                  rs.getLong("id"),
+                  rs.getString("action"),
+                  rs.getString("email"),
+                  rs.getString("login"),
+                  rs.getBytes("secret"),
+                  rs.getString("code"),
+                  rs.getString("ineligible"));
           rows.put(row.id(), row);
         }
       }

@@ -1,8 +1,8 @@
 package dev.mailroom.mailroom;
 
-import dev.mailroom.inbox.HandlerAbortException;
-import dev.mailroom.inbox.InboxWorker;
-import dev.mailroom.inbox.WorkerOptions;
+import dev.pginbox.inbox.HandlerAbortException;
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.WorkerOptions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -21,11 +21,11 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
 /**
- * The collector process: reads the environment, connects (or starts the embedded database),
- * runs an inbox worker with {@link TokenCollector} until stopped, and returns the exit code:
- * 0 after a requested stop (the current batch finished or rolled back), 1 when the worker failed
- * (stdout closed, say: the batch was rolled back), 2 for a configuration error. Every input and
- * output (environment, stdout, stderr, clock) is injected, so tests run it in-process.
+ * The collector process: reads the environment, connects (or starts the embedded database), runs an
+ * inbox worker with {@link TokenCollector} until stopped, and returns the exit code: 0 after a
+ * requested stop (the current batch finished or rolled back), 1 when the worker failed (stdout
+ * closed, say: the batch was rolled back), 2 for a configuration error. Every input and output
+ * (environment, stdout, stderr, clock) is injected, so tests run it in-process.
  */
 public final class Collector {
 
@@ -76,10 +76,14 @@ public final class Collector {
     EmbeddedDatabase embedded = null;
     try {
       if (config.database() == null) {
-        log.info(EnvironmentConfig.DATABASE_URL + " not set; starting an embedded PostgreSQL in " + config.dataDir());
+        log.info(
+            EnvironmentConfig.DATABASE_URL
+                + " not set; starting an embedded PostgreSQL in "
+                + config.dataDir());
         embedded = EmbeddedDatabase.start(config.dataDir(), config.embeddedPort());
         config = config.withDatabase(embedded.settings());
-        SchemaInstaller.install(DataSources.of(config.database()), config.queue(), config.channel());
+        SchemaInstaller.install(
+            DataSources.of(config.database()), config.queue(), config.channel());
         log.info("embedded PostgreSQL ready; connect with: " + embedded.psqlCommand());
         if (config.secretKey() == null) {
           SecretKeyStore.Loaded key = SecretKeyStore.loadOrGenerate(config.dataDir());
@@ -94,8 +98,11 @@ public final class Collector {
           config = config.withSecretKey(key.key());
         }
       } else if (config.secretKey() == null) {
-        log.error(EnvironmentConfig.SECRET_KEY + " must be a 64-character hex string (or set "
-            + EnvironmentConfig.SECRET_KEY_FILE + ")");
+        log.error(
+            EnvironmentConfig.SECRET_KEY
+                + " must be a 64-character hex string (or set "
+                + EnvironmentConfig.SECRET_KEY_FILE
+                + ")");
         return ConfigException.EXIT_CODE;
       }
       return collect(config, log);
@@ -120,28 +127,43 @@ public final class Collector {
     DataSource dataSource = DataSources.of(config.database());
     log.info("connecting to " + config.database().describe());
     if (inboxMissing(dataSource, config, log)) {
-      log.error("inbox " + config.queue() + " does not exist; install the schema first: "
-          + "java -jar mailroom-app.jar install (or psql -f sql/inbox/install.sql, then sql/mailroom/install.sql)");
+      log.error(
+          "inbox "
+              + config.queue()
+              + " does not exist; install the schema first: "
+              + "java -jar mailroom-app.jar install (or psql -f sql/inbox/install.sql, then sql/mailroom/install.sql)");
       return EXIT_FAILURE;
     }
-    SendRateLimiter limiter = config.sendRate() == null ? null
-        : SendRateLimiter.of(config.sendRate(), config.batchLimit());
-    TokenCollector handler = new TokenCollector(new TokenSigner(config.secretKey()), new TokenOutput(io.stdout()),
-        log, limiter, registry, config.queue());
-    listener = new CollectorListener(log, config.database().describe(), limiter, () -> stopRequested.getCount() == 0);
-    WorkerOptions options = WorkerOptions.builder(config.queue())
-        .batchSize(config.batchLimit())
-        .batchTimeout(config.batchTimeout())
-        .pollInterval(config.pollInterval())
-        .channel(config.channel())
-        .partitions(config.partitions())
-        // Several processors: each claims its own batch (one message per account in flight, the
-        // claim keeps priority order per claim) and TokenOutput writes each batch's lines at once.
-        .concurrency(config.concurrency())
-        // A slow reader can block a write for a while: the watchdog must not take a batch away
-        // (and send it twice) because stdout is slow. The rate budget's wait also counts here.
-        .processingTimeout(processingTimeout(config))
-        .build();
+    SendRateLimiter limiter =
+        config.sendRate() == null
+            ? null
+            : SendRateLimiter.of(config.sendRate(), config.batchLimit());
+    TokenCollector handler =
+        new TokenCollector(
+            new TokenSigner(config.secretKey()),
+            new TokenOutput(io.stdout()),
+            log,
+            limiter,
+            registry,
+            config.queue());
+    listener =
+        new CollectorListener(
+            log, config.database().describe(), limiter, () -> stopRequested.getCount() == 0);
+    WorkerOptions options =
+        WorkerOptions.builder(config.queue())
+            .batchSize(config.batchLimit())
+            .batchTimeout(config.batchTimeout())
+            .pollInterval(config.pollInterval())
+            .channel(config.channel())
+            .partitions(config.partitions())
+            // Several processors: each claims its own batch (one message per account in flight, the
+            // claim keeps priority order per claim) and TokenOutput writes each batch's lines at
+            // once.
+            .concurrency(config.concurrency())
+            // A slow reader can block a write for a while: the watchdog must not take a batch away
+            // (and send it twice) because stdout is slow. The rate budget's wait also counts here.
+            .processingTimeout(processingTimeout(config))
+            .build();
     worker = CollectorWorkers.create(dataSource, options, handler, listener, registry);
     DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
     try {
@@ -167,7 +189,9 @@ public final class Collector {
     if (failure.isPresent()) {
       Throwable error = failure.get();
       if (error instanceof HandlerAbortException) {
-        log.error(error.getMessage() + "; the batch was rolled back, nothing was marked processed. exiting...");
+        log.error(
+            error.getMessage()
+                + "; the batch was rolled back, nothing was marked processed. exiting...");
       } else {
         log.error("worker failed: " + error);
       }
@@ -189,16 +213,20 @@ public final class Collector {
    * retrying). Warns when the inbox notifies on another channel than MAILROOM_CHANNEL_NAME: the
    * collector would then only find tokens by polling.
    */
-  private static boolean inboxMissing(DataSource dataSource, MailroomConfig config, CollectorLog log) {
+  private static boolean inboxMissing(
+      DataSource dataSource, MailroomConfig config, CollectorLog log) {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement s = c.prepareStatement("SELECT to_regclass('inbox.inbox_config') IS NOT NULL")) {
+        PreparedStatement s =
+            c.prepareStatement("SELECT to_regclass('inbox.inbox_config') IS NOT NULL")) {
       try (ResultSet rs = s.executeQuery()) {
         rs.next();
         if (!rs.getBoolean(1)) {
           return true;
         }
       }
-      try (PreparedStatement q = c.prepareStatement("SELECT notify_channel FROM inbox.inbox_config WHERE inbox_name = ?")) {
+      try (PreparedStatement q =
+          c.prepareStatement(
+              "SELECT notify_channel FROM inbox.inbox_config WHERE inbox_name = ?")) {
         q.setString(1, config.queue());
         try (ResultSet rs = q.executeQuery()) {
           if (!rs.next()) {
@@ -206,8 +234,16 @@ public final class Collector {
           }
           String channel = rs.getString(1);
           if (channel != null && !channel.equals(config.channel())) {
-            log.warn("inbox " + config.queue() + " notifies on channel " + channel + ", not on "
-                + EnvironmentConfig.CHANNEL_NAME + "=" + config.channel() + "; new tokens are found by polling only");
+            log.warn(
+                "inbox "
+                    + config.queue()
+                    + " notifies on channel "
+                    + channel
+                    + ", not on "
+                    + EnvironmentConfig.CHANNEL_NAME
+                    + "="
+                    + config.channel()
+                    + "; new tokens are found by polling only");
           }
           return false;
         }

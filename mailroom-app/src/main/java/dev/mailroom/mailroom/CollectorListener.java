@@ -1,15 +1,15 @@
 package dev.mailroom.mailroom;
 
-import dev.mailroom.inbox.WorkerListener;
+import dev.pginbox.inbox.WorkerListener;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /**
- * Turns worker events into the original collector's log lines ({@code connected},
- * {@code NOTIFY called; waking up}, {@code processing N rows... (max reached)} / {@code (timeout)})
- * and applies the send-rate budget between batches: after a batch commits, the worker's thread
- * waits here until the budget allows another email, so no transaction is open while it waits.
+ * Turns worker events into the original collector's log lines ({@code connected}, {@code NOTIFY
+ * called; waking up}, {@code processing N rows... (max reached)} / {@code (timeout)}) and applies
+ * the send-rate budget between batches: after a batch commits, the worker's thread waits here until
+ * the budget allows another email, so no transaction is open while it waits.
  */
 final class CollectorListener implements WorkerListener {
 
@@ -22,7 +22,11 @@ final class CollectorListener implements WorkerListener {
   private final AtomicBoolean awake = new AtomicBoolean();
   private final AtomicBoolean connected = new AtomicBoolean();
 
-  CollectorListener(CollectorLog log, String connectingLine, SendRateLimiter rateLimiter, BooleanSupplier stopping) {
+  CollectorListener(
+      CollectorLog log,
+      String connectingLine,
+      SendRateLimiter rateLimiter,
+      BooleanSupplier stopping) {
     this.log = log;
     this.connectingLine = connectingLine;
     this.rateLimiter = rateLimiter;
@@ -44,7 +48,12 @@ final class CollectorListener implements WorkerListener {
   @Override
   public void onDispatch(int count, DispatchReason reason) {
     awake.set(false);
-    log.info("processing " + count + " rows... (" + (reason == DispatchReason.MAX_REACHED ? "max reached" : "timeout") + ")");
+    log.info(
+        "processing "
+            + count
+            + " rows... ("
+            + (reason == DispatchReason.MAX_REACHED ? "max reached" : "timeout")
+            + ")");
   }
 
   @Override
@@ -56,7 +65,8 @@ final class CollectorListener implements WorkerListener {
     try {
       while (!stopping.getAsBoolean() && rateLimiter.available() < 1) {
         double missing = 1 - rateLimiter.available();
-        long nanos = Math.min(MAX_WAIT_SLICE_NANOS, (long) Math.ceil(missing * 1e9 / ratePerSecond()));
+        long nanos =
+            Math.min(MAX_WAIT_SLICE_NANOS, (long) Math.ceil(missing * 1e9 / ratePerSecond()));
         Thread.sleep(Math.max(1, nanos / 1_000_000));
       }
     } catch (InterruptedException e) {
@@ -77,7 +87,8 @@ final class CollectorListener implements WorkerListener {
   @Override
   public void onConnectionLost(Throwable error, Duration retryIn) {
     connected.set(false);
-    log.warn("connection lost: " + firstLine(error) + "; reconnecting in " + retryIn.toMillis() + "ms");
+    log.warn(
+        "connection lost: " + firstLine(error) + "; reconnecting in " + retryIn.toMillis() + "ms");
     log.info("connecting to " + connectingLine);
   }
 

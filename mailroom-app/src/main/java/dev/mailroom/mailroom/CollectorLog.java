@@ -6,9 +6,9 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
 /**
- * The collector's operator log on stderr, in the original's format
- * {@code YYYY/MM/DD HH:MM:SS [PG] message} (UTC), so existing log scraping keeps working.
- * Library logs (SLF4J) stay separate; this is the collector's own protocol with its operator.
+ * The collector's operator log on stderr, in the original's format {@code YYYY/MM/DD HH:MM:SS [PG]
+ * message} (UTC), so existing log scraping keeps working. Library logs (SLF4J) stay separate; this
+ * is the collector's own protocol with its operator.
  */
 public final class CollectorLog {
 

@@ -1,10 +1,10 @@
 package dev.mailroom.mailroom;
 
-import dev.mailroom.inbox.BatchHandler;
-import dev.mailroom.inbox.InboxWorker;
-import dev.mailroom.inbox.WorkerListener;
-import dev.mailroom.inbox.WorkerOptions;
-import dev.mailroom.inbox.postgres.PostgresInboxWorker;
+import dev.pginbox.inbox.BatchHandler;
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.WorkerListener;
+import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
 
@@ -13,8 +13,12 @@ final class CollectorWorkers {
 
   private CollectorWorkers() {}
 
-  static InboxWorker create(DataSource dataSource, WorkerOptions options, BatchHandler handler,
-      WorkerListener listener, MeterRegistry registry) {
+  static InboxWorker create(
+      DataSource dataSource,
+      WorkerOptions options,
+      BatchHandler handler,
+      WorkerListener listener,
+      MeterRegistry registry) {
     return PostgresInboxWorker.builder(dataSource, options)
         .batchHandler(handler)
         .listener(listener)

@@ -8,8 +8,14 @@ import java.util.Properties;
  * Where to connect: a JDBC URL (hosts, ports, database) plus driver properties (user, password,
  * sslmode, ...), and what to print in the {@code connecting to ...} line (never the password).
  */
-public record ConnectionSettings(String jdbcUrl, Properties properties, List<String> hosts, List<Integer> ports,
-    String database, String user, String sslmode) {
+public record ConnectionSettings(
+    String jdbcUrl,
+    Properties properties,
+    List<String> hosts,
+    List<Integer> ports,
+    String database,
+    String user,
+    String sslmode) {
 
   public ConnectionSettings {
     Objects.requireNonNull(jdbcUrl, "jdbcUrl");
@@ -29,9 +35,16 @@ public record ConnectionSettings(String jdbcUrl, Properties properties, List<Str
 
   /** The original's {@code host=... port=... dbname=... user=... sslmode=...}. */
   public String describe() {
-    return "host=" + String.join(",", hosts)
-        + " port=" + String.join(",", ports.stream().map(String::valueOf).toList())
-        + " dbname=" + database + " user=" + user + " sslmode=" + sslmode;
+    return "host="
+        + String.join(",", hosts)
+        + " port="
+        + String.join(",", ports.stream().map(String::valueOf).toList())
+        + " dbname="
+        + database
+        + " user="
+        + user
+        + " sslmode="
+        + sslmode;
   }
 
   @Override

@@ -10,13 +10,13 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * Reads MAILROOM_DATABASE_URL in the three forms people have: a libpq key/value conninfo
- * ({@code dbname=mailroom host=localhost port=5432 user=x password='a b' sslmode=disable}), a
- * libpq URI ({@code postgres://user:p%40ss@host:5432/db?sslmode=require}, several hosts allowed)
- * and a pgJDBC URL ({@code jdbc:postgresql://...}, passed through). Missing values fall back to
- * the libpq environment (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE) and then to
- * libpq's defaults, except the host: pgJDBC has no Unix-domain sockets, so the default (and a
- * socket directory) becomes localhost over TCP, with a warning for an explicit directory.
+ * Reads MAILROOM_DATABASE_URL in the three forms people have: a libpq key/value conninfo ({@code
+ * dbname=mailroom host=localhost port=5432 user=x password='a b' sslmode=disable}), a libpq URI
+ * ({@code postgres://user:p%40ss@host:5432/db?sslmode=require}, several hosts allowed) and a pgJDBC
+ * URL ({@code jdbc:postgresql://...}, passed through). Missing values fall back to the libpq
+ * environment (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE) and then to libpq's
+ * defaults, except the host: pgJDBC has no Unix-domain sockets, so the default (and a socket
+ * directory) becomes localhost over TCP, with a warning for an explicit directory.
  */
 public final class DatabaseUrl {
 
@@ -29,7 +29,8 @@ public final class DatabaseUrl {
     }
   }
 
-  public static ConnectionSettings parse(String url, Map<String, String> env, Consumer<String> warn) {
+  public static ConnectionSettings parse(
+      String url, Map<String, String> env, Consumer<String> warn) {
     if (url == null || url.isBlank()) {
       throw new MalformedException("the database URL is empty");
     }
@@ -41,8 +42,10 @@ public final class DatabaseUrl {
     if (trimmed.startsWith("postgresql://") || trimmed.startsWith("postgres://")) {
       params = LibpqConnectionString.parseUri(trimmed);
     } else if (trimmed.contains("://")) {
-      throw new MalformedException("unsupported URI scheme in " + redact(trimmed)
-          + " (use postgres://, postgresql:// or jdbc:postgresql://)");
+      throw new MalformedException(
+          "unsupported URI scheme in "
+              + redact(trimmed)
+              + " (use postgres://, postgresql:// or jdbc:postgresql://)");
     } else {
       params = LibpqConnectionString.parseConninfo(trimmed);
     }
@@ -51,29 +54,34 @@ public final class DatabaseUrl {
 
   // ---- to JDBC -------------------------------------------------------------------------------
 
-  private static ConnectionSettings build(Map<String, String> params, Map<String, String> env, Consumer<String> warn) {
+  private static ConnectionSettings build(
+      Map<String, String> params, Map<String, String> env, Consumer<String> warn) {
     String user = firstNonEmpty(params.get("user"), env.get("PGUSER"), env.get("USER"), "postgres");
     String password = firstNonEmpty(params.get("password"), env.get("PGPASSWORD"));
     String database = firstNonEmpty(params.get("dbname"), env.get("PGDATABASE"), user);
     String sslmode = firstNonEmpty(params.get("sslmode"), env.get("PGSSLMODE"), "prefer");
-    if (!Set.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full").contains(sslmode)) {
+    if (!Set.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+        .contains(sslmode)) {
       throw new MalformedException("invalid sslmode value: \"" + sslmode + "\"");
     }
-    String hostSpec = firstNonEmpty(params.get("hostaddr"), params.get("host"), env.get("PGHOST"), "localhost");
+    String hostSpec =
+        firstNonEmpty(params.get("hostaddr"), params.get("host"), env.get("PGHOST"), "localhost");
     String portSpec = firstNonEmpty(params.get("port"), env.get("PGPORT"), "5432");
     List<String> hosts = new ArrayList<>();
     for (String host : hostSpec.split(",", -1)) {
       if (host.isEmpty()) {
         host = "localhost";
       } else if (host.startsWith("/") || host.startsWith("@")) {
-        warn.accept("Unix-domain socket " + host + " is not supported; connecting to localhost over TCP");
+        warn.accept(
+            "Unix-domain socket " + host + " is not supported; connecting to localhost over TCP");
         host = "localhost";
       }
       hosts.add(host);
     }
     String[] portParts = portSpec.split(",", -1);
     if (portParts.length != 1 && portParts.length != hosts.size()) {
-      throw new MalformedException("could not match " + portParts.length + " port numbers to " + hosts.size() + " hosts");
+      throw new MalformedException(
+          "could not match " + portParts.length + " port numbers to " + hosts.size() + " hosts");
     }
     List<Integer> ports = new ArrayList<>();
     for (int h = 0; h < hosts.size(); h++) {
@@ -100,7 +108,8 @@ public final class DatabaseUrl {
     copy(params, "connect_timeout", props, "connectTimeout");
     copy(params, "application_name", props, "ApplicationName");
     if (!props.containsKey("ApplicationName")) {
-      props.setProperty("ApplicationName", firstNonEmpty(params.get("fallback_application_name"), "mailroom"));
+      props.setProperty(
+          "ApplicationName", firstNonEmpty(params.get("fallback_application_name"), "mailroom"));
     }
     copy(params, "options", props, "options");
     copy(params, "sslrootcert", props, "sslrootcert");
@@ -115,18 +124,23 @@ public final class DatabaseUrl {
     }
     String attrs = params.get("target_session_attrs");
     if (attrs != null) {
-      props.setProperty("targetServerType", switch (attrs) {
-        case "any" -> "any";
-        case "read-write", "primary" -> "primary";
-        case "read-only", "standby" -> "secondary";
-        case "prefer-standby" -> "preferSecondary";
-        default -> throw new MalformedException("invalid target_session_attrs value: \"" + attrs + "\"");
-      });
+      props.setProperty(
+          "targetServerType",
+          switch (attrs) {
+            case "any" -> "any";
+            case "read-write", "primary" -> "primary";
+            case "read-only", "standby" -> "secondary";
+            case "prefer-standby" -> "preferSecondary";
+            default ->
+                throw new MalformedException(
+                    "invalid target_session_attrs value: \"" + attrs + "\"");
+          });
     }
     return new ConnectionSettings(url.toString(), props, hosts, ports, database, user, sslmode);
   }
 
-  private static void copy(Map<String, String> params, String key, Properties props, String property) {
+  private static void copy(
+      Map<String, String> params, String key, Properties props, String property) {
     String value = params.get(key);
     if (value != null && !value.isEmpty() && property != null) {
       props.setProperty(property, value);
@@ -156,14 +170,21 @@ public final class DatabaseUrl {
       ports.add(port(p));
     }
     Properties props = new Properties();
-    String user = firstNonEmpty(parsed.getProperty("user"), env.get("PGUSER"), env.get("USER"), "postgres");
+    String user =
+        firstNonEmpty(parsed.getProperty("user"), env.get("PGUSER"), env.get("USER"), "postgres");
     if (parsed.getProperty("user") == null) {
       props.setProperty("user", user);
     }
     if (parsed.getProperty("password") == null && env.get("PGPASSWORD") != null) {
       props.setProperty("password", env.get("PGPASSWORD"));
     }
-    return new ConnectionSettings(url, props, hosts, ports, parsed.getProperty("PGDBNAME", user), user,
+    return new ConnectionSettings(
+        url,
+        props,
+        hosts,
+        ports,
+        parsed.getProperty("PGDBNAME", user),
+        user,
         firstNonEmpty(parsed.getProperty("sslmode"), "prefer"));
   }
 
@@ -178,6 +199,7 @@ public final class DatabaseUrl {
 
   /** The URL with any password masked, for error messages. */
   static String redact(String url) {
-    return url.replaceAll("(?i)(password=)[^&\\s]*", "$1***").replaceAll("(://[^:/@]*:)[^@]*@", "$1***@");
+    return url.replaceAll("(?i)(password=)[^&\\s]*", "$1***")
+        .replaceAll("(://[^:/@]*:)[^@]*@", "$1***@");
   }
 }

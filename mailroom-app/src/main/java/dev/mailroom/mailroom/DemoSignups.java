@@ -8,8 +8,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 /**
- * {@code --demo}: signs up a few random accounts every couple of seconds (and now and then asks
- * for a password recovery), so a newcomer sees batches of lines flow on stdout.
+ * {@code --demo}: signs up a few random accounts every couple of seconds (and now and then asks for
+ * a password recovery), so a newcomer sees batches of lines flow on stdout.
  */
 final class DemoSignups {
 
@@ -38,13 +38,16 @@ final class DemoSignups {
   private void loop() {
     while (running) {
       try (Connection c = dataSource.getConnection();
-          PreparedStatement insert = c.prepareStatement("INSERT INTO public.accounts (email, login) VALUES (?, ?)");
-          PreparedStatement activate = c.prepareStatement(
-              "UPDATE public.tokens SET consumed_at = extract(epoch FROM now()) WHERE id = (SELECT min(id) FROM public.tokens"
-                  + " WHERE action = 'activation' AND consumed_at IS NULL AND created_at < extract(epoch FROM now()) - 5)");
-          PreparedStatement recover = c.prepareStatement(
-              "SELECT mailroom.request_password_recovery(login) FROM public.accounts WHERE status = 'active'"
-                  + " ORDER BY random() LIMIT 1")) {
+          PreparedStatement insert =
+              c.prepareStatement("INSERT INTO public.accounts (email, login) VALUES (?, ?)");
+          PreparedStatement activate =
+              c.prepareStatement(
+                  "UPDATE public.tokens SET consumed_at = extract(epoch FROM now()) WHERE id = (SELECT min(id) FROM public.tokens"
+                      + " WHERE action = 'activation' AND consumed_at IS NULL AND created_at < extract(epoch FROM now()) - 5)");
+          PreparedStatement recover =
+              c.prepareStatement(
+                  "SELECT mailroom.request_password_recovery(login) FROM public.accounts WHERE status = 'active'"
+                      + " ORDER BY random() LIMIT 1")) {
         while (running) {
           int n = ThreadLocalRandom.current().nextInt(1, 5);
           for (int i = 0; i < n; i++) {

@@ -13,9 +13,9 @@ import java.util.List;
 import java.util.Properties;
 
 /**
- * The zero-configuration PostgreSQL of embedded mode: a PostgreSQL 18 server from the
- * io.zonky binaries, with its data directory kept (not wiped) between runs, listening on
- * localhost only, and a {@code mailroom} database.
+ * The zero-configuration PostgreSQL of embedded mode: a PostgreSQL 18 server from the io.zonky
+ * binaries, with its data directory kept (not wiped) between runs, listening on localhost only, and
+ * a {@code mailroom} database.
  */
 final class EmbeddedDatabase implements AutoCloseable {
 
@@ -34,16 +34,18 @@ final class EmbeddedDatabase implements AutoCloseable {
   static EmbeddedDatabase start(Path dataDir, int port) throws IOException, SQLException {
     Path pgData = dataDir.resolve("pgdata").toAbsolutePath();
     Files.createDirectories(pgData.getParent());
-    EmbeddedPostgres server = EmbeddedPostgres.builder()
-        .setDataDirectory(pgData)
-        .setCleanDataDirectory(false)
-        .setPort(port)
-        // Real data: commits are durable (zonky's test default turns this off).
-        .setServerConfig("synchronous_commit", "on")
-        .setServerConfig("listen_addresses", "localhost")
-        .start();
+    EmbeddedPostgres server =
+        EmbeddedPostgres.builder()
+            .setDataDirectory(pgData)
+            .setCleanDataDirectory(false)
+            .setPort(port)
+            // Real data: commits are durable (zonky's test default turns this off).
+            .setServerConfig("synchronous_commit", "on")
+            .setServerConfig("listen_addresses", "localhost")
+            .start();
     try (Connection c = server.getPostgresDatabase().getConnection();
-        PreparedStatement exists = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+        PreparedStatement exists =
+            c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
       exists.setString(1, DATABASE);
       try (ResultSet rs = exists.executeQuery()) {
         if (!rs.next()) {
@@ -63,8 +65,14 @@ final class EmbeddedDatabase implements AutoCloseable {
     Properties props = new Properties();
     props.setProperty("user", "postgres");
     props.setProperty("ApplicationName", "mailroom");
-    return new ConnectionSettings("jdbc:postgresql://localhost:" + port + "/" + DATABASE, props,
-        List.of("localhost"), List.of(port), DATABASE, "postgres", "disable");
+    return new ConnectionSettings(
+        "jdbc:postgresql://localhost:" + port + "/" + DATABASE,
+        props,
+        List.of("localhost"),
+        List.of(port),
+        DATABASE,
+        "postgres",
+        "disable");
   }
 
   String psqlCommand() {

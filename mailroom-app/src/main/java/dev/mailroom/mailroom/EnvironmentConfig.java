@@ -1,7 +1,7 @@
 package dev.mailroom.mailroom;
 
-import dev.mailroom.inbox.InboxNames;
-import dev.mailroom.inbox.PartitionAssignment;
+import dev.pginbox.inbox.InboxNames;
+import dev.pginbox.inbox.PartitionAssignment;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -16,11 +16,11 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Reads the collector's configuration from the environment, as the original did: the same
- * variables and defaults, {@code WARN: invalid value for X: V, using default: D} (and the
- * out-of-range variant) for unparsable numbers, and a {@link ConfigException} (exit code 2)
- * for what must not be guessed: a bad secret key, a non-positive batch limit, a health-check
- * interval shorter than the batch timeout, a malformed database URL, bad partition settings.
+ * Reads the collector's configuration from the environment, as the original did: the same variables
+ * and defaults, {@code WARN: invalid value for X: V, using default: D} (and the out-of-range
+ * variant) for unparsable numbers, and a {@link ConfigException} (exit code 2) for what must not be
+ * guessed: a bad secret key, a non-positive batch limit, a health-check interval shorter than the
+ * batch timeout, a malformed database URL, bad partition settings.
  */
 public final class EnvironmentConfig {
 
@@ -70,13 +70,20 @@ public final class EnvironmentConfig {
     byte[] key = secretKey();
     String channel = orDefault(CHANNEL_NAME, MailroomConfig.DEFAULT_CHANNEL);
     if (!CHANNEL.matcher(channel).matches()) {
-      throw new ConfigException(CHANNEL_NAME + " must be 1 to 63 characters A-Z, a-z, 0-9 and _, not starting"
-          + " with a digit, got: " + channel);
+      throw new ConfigException(
+          CHANNEL_NAME
+              + " must be 1 to 63 characters A-Z, a-z, 0-9 and _, not starting"
+              + " with a digit, got: "
+              + channel);
     }
     String queue = orDefault(QUEUE_NAME, MailroomConfig.DEFAULT_QUEUE);
     if (!InboxNames.isValid(queue)) {
-      throw new ConfigException(QUEUE_NAME + " must be 1 to " + InboxNames.MAX_LENGTH
-          + " characters a-z, 0-9 and _, starting with a letter, got: " + queue);
+      throw new ConfigException(
+          QUEUE_NAME
+              + " must be 1 to "
+              + InboxNames.MAX_LENGTH
+              + " characters a-z, 0-9 and _, starting with a letter, got: "
+              + queue);
     }
     long limit = integer(BATCH_LIMIT, MailroomConfig.DEFAULT_BATCH_LIMIT);
     if (limit <= 0) {
@@ -86,26 +93,52 @@ public final class EnvironmentConfig {
     if (timeout < 0) {
       throw new ConfigException(BATCH_TIMEOUT + " must not be negative, got: " + timeout);
     }
-    long healthcheck = integer(HEALTHCHECK_INTERVAL, MailroomConfig.DEFAULT_HEALTHCHECK_INTERVAL_MS);
+    long healthcheck =
+        integer(HEALTHCHECK_INTERVAL, MailroomConfig.DEFAULT_HEALTHCHECK_INTERVAL_MS);
     if (healthcheck < timeout || healthcheck <= 0) {
-      throw new ConfigException(HEALTHCHECK_INTERVAL + " (" + healthcheck + "ms) must be positive and at least "
-          + BATCH_TIMEOUT + " (" + timeout + "ms)");
+      throw new ConfigException(
+          HEALTHCHECK_INTERVAL
+              + " ("
+              + healthcheck
+              + "ms) must be positive and at least "
+              + BATCH_TIMEOUT
+              + " ("
+              + timeout
+              + "ms)");
     }
     long poll = integer(POLL_INTERVAL, MailroomConfig.DEFAULT_POLL_INTERVAL_MS);
     if (poll <= 0) {
-      throw new ConfigException(POLL_INTERVAL + " must be a positive number of milliseconds, got: " + poll);
+      throw new ConfigException(
+          POLL_INTERVAL + " must be a positive number of milliseconds, got: " + poll);
     }
     long concurrency = integer(CONCURRENCY, MailroomConfig.DEFAULT_CONCURRENCY);
     if (concurrency < 1 || concurrency > MailroomConfig.MAX_CONCURRENCY) {
-      throw new ConfigException(CONCURRENCY + " must be 1 to " + MailroomConfig.MAX_CONCURRENCY + ", got: " + concurrency);
+      throw new ConfigException(
+          CONCURRENCY
+              + " must be 1 to "
+              + MailroomConfig.MAX_CONCURRENCY
+              + ", got: "
+              + concurrency);
     }
     long port = integer(EMBEDDED_PORT, MailroomConfig.DEFAULT_EMBEDDED_PORT);
     if (port < 1 || port > 65535) {
       throw new ConfigException(EMBEDDED_PORT + " must be a TCP port (1-65535), got: " + port);
     }
-    return new MailroomConfig(database, key, channel, queue, (int) limit, Duration.ofMillis(timeout),
-        Duration.ofMillis(healthcheck), Duration.ofMillis(poll), partitions(), sendRate(),
-        Path.of(orDefault(DATA_DIR, MailroomConfig.DEFAULT_DATA_DIR)), (int) port, debug(), warnings,
+    return new MailroomConfig(
+        database,
+        key,
+        channel,
+        queue,
+        (int) limit,
+        Duration.ofMillis(timeout),
+        Duration.ofMillis(healthcheck),
+        Duration.ofMillis(poll),
+        partitions(),
+        sendRate(),
+        Path.of(orDefault(DATA_DIR, MailroomConfig.DEFAULT_DATA_DIR)),
+        (int) port,
+        debug(),
+        warnings,
         (int) concurrency);
   }
 
@@ -121,7 +154,8 @@ public final class EnvironmentConfig {
       try {
         hex = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
       } catch (IOException | RuntimeException e) {
-        throw new ConfigException("cannot read " + SECRET_KEY_FILE + " " + file + ": " + e.getMessage());
+        throw new ConfigException(
+            "cannot read " + SECRET_KEY_FILE + " " + file + ": " + e.getMessage());
       }
       origin = SECRET_KEY_FILE;
     }
@@ -130,9 +164,10 @@ public final class EnvironmentConfig {
     }
     if (!HEX_KEY.matcher(hex).matches()) {
       // The value itself is never echoed: it may be a real key with one typo.
-      throw new ConfigException(origin.equals(SECRET_KEY)
-          ? SECRET_KEY + " must be a 64-character hex string"
-          : "the file in " + SECRET_KEY_FILE + " must contain a 64-character hex string");
+      throw new ConfigException(
+          origin.equals(SECRET_KEY)
+              ? SECRET_KEY + " must be a 64-character hex string"
+              : "the file in " + SECRET_KEY_FILE + " must contain a 64-character hex string");
     }
     return HexFormat.of().parseHex(hex.toLowerCase(Locale.ROOT));
   }
@@ -143,23 +178,33 @@ public final class EnvironmentConfig {
     String count = value(PARTITION_COUNT);
     switch (mode) {
       case "auto" -> {
-        int partitions = count == null ? PartitionAssignment.Automatic.DEFAULT_PARTITIONS
-            : strictInt(PARTITION_COUNT, count, 1, 1024);
+        int partitions =
+            count == null
+                ? PartitionAssignment.Automatic.DEFAULT_PARTITIONS
+                : strictInt(PARTITION_COUNT, count, 1, 1024);
         if (id != null) {
           warnings.add(PARTITION_ID + " is ignored with " + PARTITION_MODE + "=auto");
         }
-        return new PartitionAssignment.Automatic(partitions, PartitionAssignment.Automatic.DEFAULT_LEASE);
+        return new PartitionAssignment.Automatic(
+            partitions, PartitionAssignment.Automatic.DEFAULT_LEASE);
       }
       case "", "static" -> {
         if (id == null && count == null) {
           if (mode.equals("static")) {
-            throw new ConfigException(PARTITION_MODE + "=static needs " + PARTITION_ID + " and " + PARTITION_COUNT);
+            throw new ConfigException(
+                PARTITION_MODE + "=static needs " + PARTITION_ID + " and " + PARTITION_COUNT);
           }
           return PartitionAssignment.all();
         }
         if (id == null || count == null) {
-          throw new ConfigException("set both " + PARTITION_ID + " and " + PARTITION_COUNT + " (or "
-              + PARTITION_MODE + "=auto)");
+          throw new ConfigException(
+              "set both "
+                  + PARTITION_ID
+                  + " and "
+                  + PARTITION_COUNT
+                  + " (or "
+                  + PARTITION_MODE
+                  + "=auto)");
         }
         int total = strictInt(PARTITION_COUNT, count, 1, 1024);
         int own = strictInt(PARTITION_ID, id, 0, total - 1);
@@ -168,7 +213,8 @@ public final class EnvironmentConfig {
       case "none", "all" -> {
         return PartitionAssignment.all();
       }
-      default -> throw new ConfigException(PARTITION_MODE + " must be static, auto or none, got: " + mode);
+      default ->
+          throw new ConfigException(PARTITION_MODE + " must be static, auto or none, got: " + mode);
     }
   }
 
@@ -186,7 +232,8 @@ public final class EnvironmentConfig {
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new ConfigException(SEND_RATE + " must be a positive number of emails per second (e.g. 0.38), got: " + raw);
+    throw new ConfigException(
+        SEND_RATE + " must be a positive number of emails per second (e.g. 0.38), got: " + raw);
   }
 
   private boolean debug() {
@@ -211,7 +258,8 @@ public final class EnvironmentConfig {
     }
     BigInteger v = new BigInteger(s.startsWith("+") ? s.substring(1) : s);
     if (v.bitLength() > 31) {
-      warnings.add("value for " + name + " is out of range: " + raw + ", using default: " + defaultValue);
+      warnings.add(
+          "value for " + name + " is out of range: " + raw + ", using default: " + defaultValue);
       return defaultValue;
     }
     return v.longValue();
@@ -226,7 +274,8 @@ public final class EnvironmentConfig {
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new ConfigException(name + " must be an integer in " + min + ".." + max + ", got: " + raw);
+    throw new ConfigException(
+        name + " must be an integer in " + min + ".." + max + ", got: " + raw);
   }
 
   private String orDefault(String name, String defaultValue) {

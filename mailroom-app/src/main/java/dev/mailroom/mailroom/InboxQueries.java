@@ -11,7 +11,8 @@ final class InboxQueries {
   private InboxQueries() {}
 
   static String json(DataSource dataSource, String sql, String inbox) throws SQLException {
-    try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s = c.prepareStatement(sql)) {
       s.setString(1, inbox);
       try (ResultSet rs = s.executeQuery()) {
         rs.next();

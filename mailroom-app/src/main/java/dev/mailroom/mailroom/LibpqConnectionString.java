@@ -10,19 +10,48 @@ import java.util.Set;
 
 /**
  * libpq's two connection string syntaxes, read into keyword/value pairs as libpq does: the
- * key/value form ({@code host=db port=5432 password='a \\'b'}) and the URI form
- * ({@code postgresql://user:pw@host1:5432,host2/db?sslmode=require}, percent-decoded).
- * Errors use libpq's wording, as {@link DatabaseUrl.MalformedException}.
+ * key/value form ({@code host=db port=5432 password='a \\'b'}) and the URI form ({@code
+ * postgresql://user:pw@host1:5432,host2/db?sslmode=require}, percent-decoded). Errors use libpq's
+ * wording, as {@link DatabaseUrl.MalformedException}.
  */
 final class LibpqConnectionString {
 
   /** libpq keywords this reader understands; any other keyword is an error, as in libpq. */
-  static final Set<String> KEYWORDS = Set.of("host", "hostaddr", "port", "dbname", "user", "password",
-      "sslmode", "connect_timeout", "application_name", "options", "sslrootcert", "sslcert", "sslkey",
-      "sslpassword", "target_session_attrs", "keepalives", "keepalives_idle", "keepalives_interval",
-      "keepalives_count", "fallback_application_name", "client_encoding", "gssencmode", "channel_binding",
-      "sslcompression", "sslsni", "tcp_user_timeout", "passfile", "krbsrvname", "gsslib", "requirepeer",
-      "ssl_min_protocol_version", "ssl_max_protocol_version", "load_balance_hosts");
+  static final Set<String> KEYWORDS =
+      Set.of(
+          "host",
+          "hostaddr",
+          "port",
+          "dbname",
+          "user",
+          "password",
+          "sslmode",
+          "connect_timeout",
+          "application_name",
+          "options",
+          "sslrootcert",
+          "sslcert",
+          "sslkey",
+          "sslpassword",
+          "target_session_attrs",
+          "keepalives",
+          "keepalives_idle",
+          "keepalives_interval",
+          "keepalives_count",
+          "fallback_application_name",
+          "client_encoding",
+          "gssencmode",
+          "channel_binding",
+          "sslcompression",
+          "sslsni",
+          "tcp_user_timeout",
+          "passfile",
+          "krbsrvname",
+          "gsslib",
+          "requirepeer",
+          "ssl_min_protocol_version",
+          "ssl_max_protocol_version",
+          "load_balance_hosts");
 
   private LibpqConnectionString() {}
 
@@ -48,7 +77,8 @@ final class LibpqConnectionString {
         i++;
       }
       if (i >= n || s.charAt(i) != '=') {
-        throw new DatabaseUrl.MalformedException("missing \"=\" after \"" + key + "\" in connection info string");
+        throw new DatabaseUrl.MalformedException(
+            "missing \"=\" after \"" + key + "\" in connection info string");
       }
       i++;
       while (i < n && Character.isWhitespace(s.charAt(i))) {
@@ -70,7 +100,8 @@ final class LibpqConnectionString {
           }
         }
         if (!closed) {
-          throw new DatabaseUrl.MalformedException("unterminated quoted string in connection info string");
+          throw new DatabaseUrl.MalformedException(
+              "unterminated quoted string in connection info string");
         }
       } else {
         while (i < n && !Character.isWhitespace(s.charAt(i))) {
@@ -131,7 +162,8 @@ final class LibpqConnectionString {
           if (after.startsWith(":")) {
             port = after.substring(1);
           } else if (!after.isEmpty()) {
-            throw new DatabaseUrl.MalformedException("unexpected \"" + after + "\" after the IPv6 host address in URI");
+            throw new DatabaseUrl.MalformedException(
+                "unexpected \"" + after + "\" after the IPv6 host address in URI");
           }
         } else {
           int colon = hostPort.lastIndexOf(':');
@@ -156,7 +188,8 @@ final class LibpqConnectionString {
         }
         int eq = pair.indexOf('=');
         if (eq < 0) {
-          throw new DatabaseUrl.MalformedException("missing key/value separator \"=\" in URI query parameter \"" + pair + "\"");
+          throw new DatabaseUrl.MalformedException(
+              "missing key/value separator \"=\" in URI query parameter \"" + pair + "\"");
         }
         String key = decode(pair.substring(0, eq));
         // libpq accepts ssl=true as an alias of sslmode=require (JDBC style).

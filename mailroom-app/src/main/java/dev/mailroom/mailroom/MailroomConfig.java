@@ -1,6 +1,6 @@
 package dev.mailroom.mailroom;
 
-import dev.mailroom.inbox.PartitionAssignment;
+import dev.pginbox.inbox.PartitionAssignment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -47,25 +47,71 @@ public record MailroomConfig(
   }
 
   public MailroomConfig withSecretKey(byte[] key) {
-    return new MailroomConfig(database, key, channel, queue, batchLimit, batchTimeout, healthcheckInterval,
-        pollInterval, partitions, sendRate, dataDir, embeddedPort, debug, warnings, concurrency);
+    return new MailroomConfig(
+        database,
+        key,
+        channel,
+        queue,
+        batchLimit,
+        batchTimeout,
+        healthcheckInterval,
+        pollInterval,
+        partitions,
+        sendRate,
+        dataDir,
+        embeddedPort,
+        debug,
+        warnings,
+        concurrency);
   }
 
   public MailroomConfig withDatabase(ConnectionSettings settings) {
-    return new MailroomConfig(settings, secretKey, channel, queue, batchLimit, batchTimeout, healthcheckInterval,
-        pollInterval, partitions, sendRate, dataDir, embeddedPort, debug, warnings, concurrency);
+    return new MailroomConfig(
+        settings,
+        secretKey,
+        channel,
+        queue,
+        batchLimit,
+        batchTimeout,
+        healthcheckInterval,
+        pollInterval,
+        partitions,
+        sendRate,
+        dataDir,
+        embeddedPort,
+        debug,
+        warnings,
+        concurrency);
   }
 
   /** The original's start-up line. */
   public String describe() {
-    return "configured; channel=" + channel + " queue=" + queue + " limit=" + batchLimit
-        + " timeout=" + batchTimeout.toMillis() + "ms healthcheck-interval=" + healthcheckInterval.toMillis() + "ms";
+    return "configured; channel="
+        + channel
+        + " queue="
+        + queue
+        + " limit="
+        + batchLimit
+        + " timeout="
+        + batchTimeout.toMillis()
+        + "ms healthcheck-interval="
+        + healthcheckInterval.toMillis()
+        + "ms";
   }
 
   /** Never prints the secret key. */
   @Override
   public String toString() {
-    return "MailroomConfig[" + describe() + ", database=" + (database == null ? "embedded" : database.describe())
-        + ", partitions=" + partitions + ", sendRate=" + sendRate + ", concurrency=" + concurrency + "]";
+    return "MailroomConfig["
+        + describe()
+        + ", database="
+        + (database == null ? "embedded" : database.describe())
+        + ", partitions="
+        + partitions
+        + ", sendRate="
+        + sendRate
+        + ", concurrency="
+        + concurrency
+        + "]";
   }
 }

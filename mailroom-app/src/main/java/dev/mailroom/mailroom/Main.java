@@ -15,8 +15,12 @@ public final class Main {
 
   public static void main(String[] args) {
     // The raw descriptor, not System.out: a PrintStream hides a broken pipe, this stream throws.
-    Collector.Io io = new Collector.Io(System.getenv(), new FileOutputStream(FileDescriptor.out), System.err,
-        Clock.systemUTC());
+    Collector.Io io =
+        new Collector.Io(
+            System.getenv(),
+            new FileOutputStream(FileDescriptor.out),
+            System.err,
+            Clock.systemUTC());
     int code = commandLine(io).execute(args);
     System.exit(code);
   }

@@ -10,14 +10,13 @@ import javax.sql.DataSource;
 import picocli.CommandLine.ParentCommand;
 
 /**
- * Shared by the operator subcommands: the database and inbox come from the same environment as
- * the collector. Without MAILROOM_DATABASE_URL they talk to the embedded server of a running
- * collector (localhost:MAILROOM_EMBEDDED_PORT, database mailroom).
+ * Shared by the operator subcommands: the database and inbox come from the same environment as the
+ * collector. Without MAILROOM_DATABASE_URL they talk to the embedded server of a running collector
+ * (localhost:MAILROOM_EMBEDDED_PORT, database mailroom).
  */
 abstract class OperatorCommand implements Callable<Integer> {
 
-  @ParentCommand
-  MailroomCommand parent;
+  @ParentCommand MailroomCommand parent;
 
   MailroomConfig config;
 
@@ -46,8 +45,14 @@ abstract class OperatorCommand implements Callable<Integer> {
     Properties props = new Properties();
     props.setProperty("user", "postgres");
     int port = config.embeddedPort();
-    return new ConnectionSettings("jdbc:postgresql://localhost:" + port + "/" + EmbeddedDatabase.DATABASE, props,
-        List.of("localhost"), List.of(port), EmbeddedDatabase.DATABASE, "postgres", "disable");
+    return new ConnectionSettings(
+        "jdbc:postgresql://localhost:" + port + "/" + EmbeddedDatabase.DATABASE,
+        props,
+        List.of("localhost"),
+        List.of(port),
+        EmbeddedDatabase.DATABASE,
+        "postgres",
+        "disable");
   }
 
   PrintStream out() {

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Joins records into output lines the downstream sender accepts: records separated by
- * {@code ,}, no empty line, no trailing separator, and at most {@value #MAX_PER_ACTION} records
- * of one action per line (the sender holds ten per action; more panics it). Records keep their
- * order; a record that would be the eleventh of its action starts a new line.
+ * Joins records into output lines the downstream sender accepts: records separated by {@code ,}, no
+ * empty line, no trailing separator, and at most {@value #MAX_PER_ACTION} records of one action per
+ * line (the sender holds ten per action; more panics it). Records keep their order; a record that
+ * would be the eleventh of its action starts a new line.
  */
 public final class OutputLines {
 

@@ -5,11 +5,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One record of an output line: {@code <action>,<email>,<login>,<token>,<code>}. Nothing is
- * escaped in the original format, so {@link #problem} rejects what would corrupt a line for the
- * downstream sender.
+ * One record of an output line: {@code <action>,<email>,<login>,<token>,<code>}. Nothing is escaped
+ * in the original format, so {@link #problem} rejects what would corrupt a line for the downstream
+ * sender.
  */
-public record OutputRecord(TokenAction action, String email, String login, String token, String code) {
+public record OutputRecord(
+    TokenAction action, String email, String login, String token, String code) {
 
   /** The downstream sender's limit on one field, in bytes. */
   public static final int MAX_FIELD_BYTES = 254;

@@ -11,15 +11,25 @@ import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-@Command(name = "replay", mixinStandardHelpOptions = true,
-    description = "Puts dead letters back in the queue (inbox.replay_inbox_messages), by event id or by event type.")
+@Command(
+    name = "replay",
+    mixinStandardHelpOptions = true,
+    description =
+        "Puts dead letters back in the queue (inbox.replay_inbox_messages), by event id or by event type.")
 final class ReplayCommand extends OperatorCommand {
 
   static final class Selector {
-    @Option(names = "--event-id", required = true, split = ",", description = "Event ids (token-<id>), repeatable or comma-separated.")
+    @Option(
+        names = "--event-id",
+        required = true,
+        split = ",",
+        description = "Event ids (token-<id>), repeatable or comma-separated.")
     List<String> eventIds;
 
-    @Option(names = "--event-type", required = true, description = "Every dead letter of this type (activation, password_recovery).")
+    @Option(
+        names = "--event-type",
+        required = true,
+        description = "Every dead letter of this type (activation, password_recovery).")
     String eventType;
   }
 
@@ -29,8 +39,9 @@ final class ReplayCommand extends OperatorCommand {
   @Override
   int run(DataSource dataSource, PrintStream out) throws SQLException {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement s = c.prepareStatement(
-            "SELECT inbox.replay_inbox_messages(?, p_event_ids => ?::text[], p_event_type => ?)")) {
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT inbox.replay_inbox_messages(?, p_event_ids => ?::text[], p_event_type => ?)")) {
       s.setString(1, config.queue());
       if (selector.eventIds != null) {
         s.setArray(2, c.createArrayOf("text", selector.eventIds.toArray()));

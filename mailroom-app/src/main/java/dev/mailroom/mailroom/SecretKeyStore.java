@@ -10,8 +10,8 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 
 /**
- * Embedded mode without MAILROOM_SECRET_KEY: the key is generated once and kept next to the
- * data ({@code <data dir>/secret.key}, owner-only), so tokens keep verifying across restarts.
+ * Embedded mode without MAILROOM_SECRET_KEY: the key is generated once and kept next to the data
+ * ({@code <data dir>/secret.key}, owner-only), so tokens keep verifying across restarts.
  */
 final class SecretKeyStore {
 
@@ -32,7 +32,8 @@ final class SecretKeyStore {
     new SecureRandom().nextBytes(key);
     Files.createDirectories(dataDir);
     try {
-      Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      Files.createFile(
+          file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     } catch (UnsupportedOperationException e) {
       Files.createFile(file);
     } catch (FileAlreadyExistsException e) {

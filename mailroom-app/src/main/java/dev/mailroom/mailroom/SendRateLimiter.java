@@ -3,12 +3,12 @@ package dev.mailroom.mailroom;
 import java.util.function.LongSupplier;
 
 /**
- * A token bucket for the send-rate budget (emails per second, e.g. 0.38 for $100/month of SES).
- * The bucket holds at most {@code burst} emails and refills continuously. The collector waits
- * for one permit <em>before</em> it claims a batch (no transaction is open while it waits) and
- * then takes what it sent, which may leave the bucket in debt: the next claim waits the debt off.
- * Over any window the emails sent stay within {@code burst + rate * seconds}; nothing is dropped,
- * tokens simply wait in the inbox.
+ * A token bucket for the send-rate budget (emails per second, e.g. 0.38 for $100/month of SES). The
+ * bucket holds at most {@code burst} emails and refills continuously. The collector waits for one
+ * permit <em>before</em> it claims a batch (no transaction is open while it waits) and then takes
+ * what it sent, which may leave the bucket in debt: the next claim waits the debt off. Over any
+ * window the emails sent stay within {@code burst + rate * seconds}; nothing is dropped, tokens
+ * simply wait in the inbox.
  */
 public final class SendRateLimiter {
 
@@ -24,9 +24,11 @@ public final class SendRateLimiter {
   private double available;
   private long updatedAt;
 
-  public SendRateLimiter(double emailsPerSecond, int burst, LongSupplier nanoTime, Sleeper sleeper) {
+  public SendRateLimiter(
+      double emailsPerSecond, int burst, LongSupplier nanoTime, Sleeper sleeper) {
     if (!(emailsPerSecond > 0) || Double.isInfinite(emailsPerSecond)) {
-      throw new IllegalArgumentException("the send rate must be a positive number, got " + emailsPerSecond);
+      throw new IllegalArgumentException(
+          "the send rate must be a positive number, got " + emailsPerSecond);
     }
     if (burst < 1) {
       throw new IllegalArgumentException("burst must be at least 1");
@@ -40,7 +42,10 @@ public final class SendRateLimiter {
   }
 
   public static SendRateLimiter of(double emailsPerSecond, int burst) {
-    return new SendRateLimiter(emailsPerSecond, burst, System::nanoTime,
+    return new SendRateLimiter(
+        emailsPerSecond,
+        burst,
+        System::nanoTime,
         nanos -> Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000)));
   }
 

@@ -21,14 +21,18 @@ final class Signals {
     boolean term = handle("TERM", stop);
     handle("INT", stop);
     if (!term) {
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        stop.accept(15);
-        try {
-          finished.await(HOOK_WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }, "mailroom-stop"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    stop.accept(15);
+                    try {
+                      finished.await(HOOK_WAIT_SECONDS, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  },
+                  "mailroom-stop"));
     }
   }
 

@@ -1,10 +1,10 @@
 package dev.mailroom.mailroom;
 
-import dev.mailroom.inbox.BatchHandler;
-import dev.mailroom.inbox.BatchResult;
-import dev.mailroom.inbox.InboxMessage;
-import dev.mailroom.inbox.InboxTransaction;
-import dev.mailroom.inbox.Outcome;
+import dev.pginbox.inbox.BatchHandler;
+import dev.pginbox.inbox.BatchResult;
+import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.InboxTransaction;
+import dev.pginbox.inbox.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
@@ -16,15 +16,15 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The collector's batch handler: loads the batch's tokens with their accounts (one query),
- * signs the eligible ones, writes them to stdout in the original line format and flushes, all
- * inside the batch's transaction, so the messages are marked processed only if the lines were
- * written. Ineligible tokens (expired, consumed, account in the wrong state) are skipped, not
- * dead-lettered: the original rules say they must not be sent.
+ * The collector's batch handler: loads the batch's tokens with their accounts (one query), signs
+ * the eligible ones, writes them to stdout in the original line format and flushes, all inside the
+ * batch's transaction, so the messages are marked processed only if the lines were written.
+ * Ineligible tokens (expired, consumed, account in the wrong state) are skipped, not dead-lettered:
+ * the original rules say they must not be sent.
  *
- * <p>A failing stdout throws {@link dev.mailroom.inbox.HandlerAbortException}: the worker rolls
- * the batch back and stops. The one window left is a commit that fails after the flush; those
- * messages are sent again (at least once, never lost).
+ * <p>A failing stdout throws {@link dev.pginbox.inbox.HandlerAbortException}: the worker rolls the
+ * batch back and stops. The one window left is a commit that fails after the flush; those messages
+ * are sent again (at least once, never lost).
  */
 public final class TokenCollector implements BatchHandler {
 
@@ -38,22 +38,36 @@ public final class TokenCollector implements BatchHandler {
   private final Counter skipped;
   private final Counter lines;
 
-  /** @param rateLimiter the send budget to charge, or null for none */
-  public TokenCollector(TokenSigner signer, TokenOutput output, CollectorLog log, SendRateLimiter rateLimiter,
-      MeterRegistry registry, String inbox) {
+  /**
+   * @param rateLimiter the send budget to charge, or null for none
+   */
+  public TokenCollector(
+      TokenSigner signer,
+      TokenOutput output,
+      CollectorLog log,
+      SendRateLimiter rateLimiter,
+      MeterRegistry registry,
+      String inbox) {
     this.signer = signer;
     this.output = output;
     this.log = log;
     this.rateLimiter = rateLimiter;
-    this.sent = Counter.builder("mailroom.tokens.sent").tag("inbox", inbox)
-        .description("tokens written to stdout").register(registry);
-    this.skipped = Counter.builder("mailroom.tokens.skipped").tag("inbox", inbox)
-        .description("tokens not sent: ineligible or unprintable").register(registry);
+    this.sent =
+        Counter.builder("mailroom.tokens.sent")
+            .tag("inbox", inbox)
+            .description("tokens written to stdout")
+            .register(registry);
+    this.skipped =
+        Counter.builder("mailroom.tokens.skipped")
+            .tag("inbox", inbox)
+            .description("tokens not sent: ineligible or unprintable")
+            .register(registry);
     this.lines = Counter.builder("mailroom.lines.written").tag("inbox", inbox).register(registry);
   }
 
   @Override
-  public BatchResult handle(List<InboxMessage> batch, InboxTransaction transaction) throws Exception {
+  public BatchResult handle(List<InboxMessage> batch, InboxTransaction transaction)
+      throws Exception {
     Map<String, Long> tokenIds = new LinkedHashMap<>();
     Map<String, Outcome> outcomes = new HashMap<>();
     for (InboxMessage message : batch) {
@@ -64,13 +78,15 @@ public final class TokenCollector implements BatchHandler {
         outcomes.put(message.eventId(), skip(message.eventId(), "not a token event"));
       }
     }
-    Map<Long, TokenRow> rows = BatchTokens.load(transaction.unwrap(Connection.class), tokenIds.values());
+    Map<Long, TokenRow> rows =
+        BatchTokens.load(transaction.unwrap(Connection.class), tokenIds.values());
 
     List<OutputRecord> records = new ArrayList<>();
     for (Map.Entry<String, Long> entry : tokenIds.entrySet()) {
       String eventId = entry.getKey();
       TokenRow row = rows.get(entry.getValue());
-      Optional<String> problem = row == null ? Optional.of("token deleted") : Optional.ofNullable(row.ineligible());
+      Optional<String> problem =
+          row == null ? Optional.of("token deleted") : Optional.ofNullable(row.ineligible());
       OutputRecord record = null;
       if (problem.isEmpty()) {
         try {
@@ -97,8 +113,9 @@ public final class TokenCollector implements BatchHandler {
   }
 
   private OutputRecord toRecord(TokenRow row) {
-    TokenAction action = TokenAction.fromDbName(row.action())
-        .orElseThrow(() -> new IllegalArgumentException("unknown action " + row.action()));
+    TokenAction action =
+        TokenAction.fromDbName(row.action())
+            .orElseThrow(() -> new IllegalArgumentException("unknown action " + row.action()));
     Optional<String> unprintable = OutputRecord.problem(row.email(), row.login(), row.code());
     if (unprintable.isPresent()) {
       log.warn("skipping token " + row.id() + "; " + unprintable.get());

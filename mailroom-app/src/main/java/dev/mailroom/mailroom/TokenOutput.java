@@ -1,6 +1,6 @@
 package dev.mailroom.mailroom;
 
-import dev.mailroom.inbox.HandlerAbortException;
+import dev.pginbox.inbox.HandlerAbortException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -10,8 +10,8 @@ import java.util.List;
 /**
  * Where lines go: the process's stdout (a raw file descriptor stream, which throws on a broken
  * pipe) or any stream a test hands in. Every write is flushed before the batch commits; a stream
- * that fails means the sender is gone, so the batch must roll back and the collector stop:
- * {@link HandlerAbortException}.
+ * that fails means the sender is gone, so the batch must roll back and the collector stop: {@link
+ * HandlerAbortException}.
  */
 public final class TokenOutput {
 

@@ -5,4 +5,11 @@ package dev.mailroom.mailroom;
  *
  * @param ineligible why the original rules would not send it, or null when they would
  */
-record TokenRow(long id, String action, String email, String login, byte[] secret, String code, String ineligible) {}
+record TokenRow(
+    long id,
+    String action,
+    String email,
+    String login,
+    byte[] secret,
+    String code,
+    String ineligible) {}

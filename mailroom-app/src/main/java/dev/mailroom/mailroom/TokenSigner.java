@@ -9,10 +9,10 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Signs tokens exactly as the original collector: {@code base64url(secret || mac)} without
- * padding, where {@code mac = HMAC-SHA256(key, "/activate" || secret)} for an activation and
- * {@code HMAC-SHA256(key, "/recover" || secret || code)} for a password recovery. 32 + 32 bytes
- * always encode to 86 characters.
+ * Signs tokens exactly as the original collector: {@code base64url(secret || mac)} without padding,
+ * where {@code mac = HMAC-SHA256(key, "/activate" || secret)} for an activation and {@code
+ * HMAC-SHA256(key, "/recover" || secret || code)} for a password recovery. 32 + 32 bytes always
+ * encode to 86 characters.
  */
 public final class TokenSigner {
 
@@ -26,6 +26,7 @@ public final class TokenSigner {
   private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
   private final SecretKeySpec key;
+
   /**
    * One initialised Mac per thread: Mac.getInstance + init per token was a provider lookup and a
    * key schedule each time. doFinal() resets the Mac to its initialised state for the next token.
@@ -55,8 +56,8 @@ public final class TokenSigner {
    * The signed token of {@code secret}. A password recovery signs its 5-character code too; an
    * activation ignores the code (the original printed it but never signed it).
    *
-   * @throws IllegalArgumentException when the secret is not 32 bytes, or a recovery code is not
-   *     5 ASCII characters (the original read past the string there)
+   * @throws IllegalArgumentException when the secret is not 32 bytes, or a recovery code is not 5
+   *     ASCII characters (the original read past the string there)
    */
   public String sign(TokenAction action, byte[] secret, String code) {
     byte[] mac = mac(action, secret, code);
@@ -106,8 +107,11 @@ public final class TokenSigner {
   }
 
   private static byte[] recoveryCode(String code) {
-    if (code == null || code.length() != CODE_LENGTH || !StandardCharsets.US_ASCII.newEncoder().canEncode(code)) {
-      throw new IllegalArgumentException("a password recovery code must be " + CODE_LENGTH + " ASCII characters");
+    if (code == null
+        || code.length() != CODE_LENGTH
+        || !StandardCharsets.US_ASCII.newEncoder().canEncode(code)) {
+      throw new IllegalArgumentException(
+          "a password recovery code must be " + CODE_LENGTH + " ASCII characters");
     }
     return code.getBytes(StandardCharsets.US_ASCII);
   }

@@ -2,8 +2,8 @@ package dev.mailroom.mailroom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.mailroom.inbox.WorkerListener.DispatchReason;
-import dev.mailroom.inbox.WorkerListener.WakeUpCause;
+import dev.pginbox.inbox.WorkerListener.DispatchReason;
+import dev.pginbox.inbox.WorkerListener.WakeUpCause;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -18,10 +18,14 @@ import org.junit.jupiter.api.Test;
 class CollectorListenerTest {
 
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
-  private final CollectorLog log = new CollectorLog(new PrintStream(err, true, StandardCharsets.UTF_8),
-      Clock.fixed(Instant.parse("2024-04-20T13:37:00Z"), ZoneOffset.UTC), false);
-  private final CollectorListener listener = new CollectorListener(log,
-      "host=/tmp port=5432 dbname=mailroom user=ogu sslmode=disable", null, () -> false);
+  private final CollectorLog log =
+      new CollectorLog(
+          new PrintStream(err, true, StandardCharsets.UTF_8),
+          Clock.fixed(Instant.parse("2024-04-20T13:37:00Z"), ZoneOffset.UTC),
+          false);
+  private final CollectorListener listener =
+      new CollectorListener(
+          log, "host=/tmp port=5432 dbname=mailroom user=ogu sslmode=disable", null, () -> false);
 
   @Test
   void prints_the_originals_lines_once_per_batch_cycle() {
@@ -32,9 +36,12 @@ class CollectorListenerTest {
     listener.onDispatch(3, DispatchReason.MAX_REACHED);
     listener.onWakeUp(WakeUpCause.NOTIFY);
     listener.onDispatch(2, DispatchReason.TIMEOUT);
-    listener.onConnectionLost(new SQLException("server closed the connection unexpectedly\n\tThis probably means..."),
+    listener.onConnectionLost(
+        new SQLException("server closed the connection unexpectedly\n\tThis probably means..."),
         Duration.ofMillis(200));
-    assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("""
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .isEqualTo(
+            """
         2024/04/20 13:37:00 [PG] connected
         2024/04/20 13:37:00 [PG] NOTIFY called; waking up
         2024/04/20 13:37:00 [PG] processing 3 rows... (max reached)
@@ -50,7 +57,7 @@ class CollectorListenerTest {
   void waits_off_the_send_budget_after_a_commit() throws Exception {
     SendRateLimiter limiter = SendRateLimiter.of(50, 2);
     CollectorListener throttled = new CollectorListener(log, "x", limiter, () -> false);
-    limiter.consume(4);  // two in debt
+    limiter.consume(4); // two in debt
     throttled.onBatchCommitted(4);
     assertThat(limiter.available()).isGreaterThanOrEqualTo(1.0);
   }

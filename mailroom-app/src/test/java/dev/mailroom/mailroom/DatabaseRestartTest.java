@@ -16,18 +16,23 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A whole server restart under a running collector (the original exited after one failed
- * reconnect): it must reconnect by itself and lose nothing. Uses a private embedded server
- * because the shared test server must not be restarted.
+ * reconnect): it must reconnect by itself and lose nothing. Uses a private embedded server because
+ * the shared test server must not be restarted.
  */
 class DatabaseRestartTest {
 
   private static EmbeddedPostgres startServer(Path dir, int port) throws Exception {
-    return EmbeddedPostgres.builder().setDataDirectory(dir).setCleanDataDirectory(false).setPort(port).start();
+    return EmbeddedPostgres.builder()
+        .setDataDirectory(dir)
+        .setCleanDataDirectory(false)
+        .setPort(port)
+        .start();
   }
 
   private static void signUp(EmbeddedPostgres pg, String... logins) throws Exception {
     try (Connection c = pg.getPostgresDatabase().getConnection();
-        PreparedStatement s = c.prepareStatement("INSERT INTO accounts (email, login) VALUES (?, ?)")) {
+        PreparedStatement s =
+            c.prepareStatement("INSERT INTO accounts (email, login) VALUES (?, ?)")) {
       for (String login : logins) {
         s.setString(1, login + "@x.test");
         s.setString(2, login);
@@ -55,12 +60,16 @@ class DatabaseRestartTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> c.records().size() == 2);
 
         pg.close();
-        await().atMost(Duration.ofSeconds(60)).until(() -> c.stderr().contains("WARN: connection lost"));
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> c.stderr().contains("WARN: connection lost"));
         pg = startServer(dir.resolve("pgdata"), port);
         signUp(pg, "r3", "r4");
 
         await().atMost(Duration.ofSeconds(90)).until(() -> c.records().size() >= 4);
-        assertThat(c.records()).extracting(SenderProtocol.Parsed::login).containsExactly("r1", "r2", "r3", "r4");
+        assertThat(c.records())
+            .extracting(SenderProtocol.Parsed::login)
+            .containsExactly("r1", "r2", "r3", "r4");
         assertThat(c.stop()).isZero();
       }
     } finally {

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 class EmbeddedModeTest {
 
   @Test
-  void starts_installs_generates_a_key_collects_and_keeps_data_across_restarts(@TempDir Path dir) throws Exception {
+  void starts_installs_generates_a_key_collects_and_keeps_data_across_restarts(@TempDir Path dir)
+      throws Exception {
     int port;
     try (ServerSocket socket = new ServerSocket(0)) {
       port = socket.getLocalPort();
@@ -35,13 +36,16 @@ class EmbeddedModeTest {
 
     try (RunningCollector c = RunningCollector.start(env)) {
       await().atMost(Duration.ofSeconds(60)).until(c.collector::isConnected);
-      assertThat(c.stderr()).contains("connect with: psql -h localhost -p " + port + " -U postgres -d mailroom")
+      assertThat(c.stderr())
+          .contains("connect with: psql -h localhost -p " + port + " -U postgres -d mailroom")
           .contains("GENERATED a new signing key in " + dir.resolve("secret.key"));
       Path keyFile = dir.resolve("secret.key");
-      assertThat(Files.getPosixFilePermissions(keyFile)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+      assertThat(Files.getPosixFilePermissions(keyFile))
+          .isEqualTo(PosixFilePermissions.fromString("rw-------"));
       String keyHex = Files.readString(keyFile).strip();
       assertThat(c.stderr()).doesNotContain(keyHex);
-      try (Connection db = DriverManager.getConnection(url); Statement s = db.createStatement()) {
+      try (Connection db = DriverManager.getConnection(url);
+          Statement s = db.createStatement()) {
         s.execute("INSERT INTO accounts (email, login) VALUES ('e1@x.test', 'e1')");
       }
       await().atMost(Duration.ofSeconds(30)).until(() -> c.records().size() == 1);
@@ -53,7 +57,8 @@ class EmbeddedModeTest {
     try (RunningCollector again = RunningCollector.start(env)) {
       await().atMost(Duration.ofSeconds(60)).until(again.collector::isConnected);
       assertThat(again.stderr()).contains("using the generated key in").doesNotContain("GENERATED");
-      try (Connection db = DriverManager.getConnection(url); Statement s = db.createStatement();
+      try (Connection db = DriverManager.getConnection(url);
+          Statement s = db.createStatement();
           ResultSet rs = s.executeQuery("SELECT count(*) FROM accounts WHERE login = 'e1'")) {
         rs.next();
         assertThat(rs.getInt(1)).isEqualTo(1);

@@ -1,7 +1,7 @@
 package dev.mailroom.mailroom;
 
-import dev.mailroom.inbox.testing.TestDatabase;
-import dev.mailroom.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.TestDatabase;
+import dev.pginbox.inbox.testing.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,7 +28,8 @@ final class MailroomDb {
 
   static MailroomDb create(String prefix) {
     MailroomDb m = new MailroomDb(TestPostgres.shared().newDatabase(prefix));
-    SchemaInstaller.install(m.dataSource, MailroomConfig.DEFAULT_QUEUE, MailroomConfig.DEFAULT_CHANNEL);
+    SchemaInstaller.install(
+        m.dataSource, MailroomConfig.DEFAULT_QUEUE, MailroomConfig.DEFAULT_CHANNEL);
     return m;
   }
 
@@ -47,7 +48,8 @@ final class MailroomDb {
   }
 
   void execute(String... statements) throws SQLException {
-    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
       for (String sql : statements) {
         s.execute(sql);
       }
@@ -58,7 +60,8 @@ final class MailroomDb {
   List<Long> signUp(String... logins) throws SQLException {
     List<Long> ids = new ArrayList<>();
     try (Connection c = db.connect();
-        PreparedStatement s = c.prepareStatement("INSERT INTO accounts (email, login) VALUES (?, ?) RETURNING id")) {
+        PreparedStatement s =
+            c.prepareStatement("INSERT INTO accounts (email, login) VALUES (?, ?) RETURNING id")) {
       for (String login : logins) {
         s.setString(1, login + "@x.test");
         s.setString(2, login);
@@ -72,7 +75,9 @@ final class MailroomDb {
   }
 
   long count(String sql) throws SQLException {
-    try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
     }
@@ -80,8 +85,9 @@ final class MailroomDb {
 
   byte[] secretOf(String login) throws SQLException {
     try (Connection c = db.connect();
-        PreparedStatement s = c.prepareStatement(
-            "SELECT t.secret FROM tokens t JOIN accounts a ON a.id = t.account WHERE a.login = ? ORDER BY t.id DESC LIMIT 1")) {
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT t.secret FROM tokens t JOIN accounts a ON a.id = t.account WHERE a.login = ? ORDER BY t.id DESC LIMIT 1")) {
       s.setString(1, login);
       try (ResultSet rs = s.executeQuery()) {
         rs.next();

@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The real entry point as a separate JVM, for what only a process shows: exit codes, SIGTERM,
- * a stdout whose reader went away. Kept to a few runs (each starts a JVM).
+ * The real entry point as a separate JVM, for what only a process shows: exit codes, SIGTERM, a
+ * stdout whose reader went away. Kept to a few runs (each starts a JVM).
  */
 class MainProcessTest {
 
@@ -24,8 +24,9 @@ class MainProcessTest {
 
   private static Process start(MailroomDb db, String... args) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
-        Main.class.getName()));
+    List<String> command =
+        new java.util.ArrayList<>(
+            List.of(java, "-cp", System.getProperty("java.class.path"), Main.class.getName()));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command);
     Map<String, String> env = pb.environment();
@@ -39,13 +40,15 @@ class MainProcessTest {
     private final Thread thread;
 
     Drain(InputStream in) {
-      thread = new Thread(() -> {
-        try {
-          in.transferTo(this);
-        } catch (IOException e) {
-          // process gone
-        }
-      });
+      thread =
+          new Thread(
+              () -> {
+                try {
+                  in.transferTo(this);
+                } catch (IOException e) {
+                  // process gone
+                }
+              });
       thread.setDaemon(true);
       thread.start();
     }
@@ -69,9 +72,12 @@ class MainProcessTest {
     try {
       await().atMost(WAIT).until(() -> err.text().contains("[PG] connected"));
       db.signUp("s1", "s2");
-      await().atMost(WAIT).until(() -> out.text().lines().mapToInt(l -> SenderProtocol.check(l).size()).sum() == 2);
+      await()
+          .atMost(WAIT)
+          .until(() -> out.text().lines().mapToInt(l -> SenderProtocol.check(l).size()).sum() == 2);
       // Not p.destroy(): it also closes our ends of the pipes, losing the last log lines.
-      assertThat(new ProcessBuilder("kill", "-TERM", String.valueOf(p.pid())).start().waitFor()).isZero();
+      assertThat(new ProcessBuilder("kill", "-TERM", String.valueOf(p.pid())).start().waitFor())
+          .isZero();
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
       String log = err.done();
       assertThat(p.exitValue()).as(log).isZero();

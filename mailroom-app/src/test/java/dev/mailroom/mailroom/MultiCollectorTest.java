@@ -34,8 +34,16 @@ class MultiCollectorTest {
   @Test
   void two_processors_in_one_collector_send_every_token_exactly_once() throws Exception {
     MailroomDb db = MailroomDb.create("mailroom_conc2");
-    try (RunningCollector c = RunningCollector.start(RunningCollector.env(db, "MAILROOM_BATCH_LIMIT", "5",
-        "MAILROOM_BATCH_TIMEOUT", "100", "MAILROOM_CONCURRENCY", "2"))) {
+    try (RunningCollector c =
+        RunningCollector.start(
+            RunningCollector.env(
+                db,
+                "MAILROOM_BATCH_LIMIT",
+                "5",
+                "MAILROOM_BATCH_TIMEOUT",
+                "100",
+                "MAILROOM_CONCURRENCY",
+                "2"))) {
       String[] logins = new String[60];
       for (int i = 0; i < logins.length; i++) {
         logins[i] = "conc2_" + i;
@@ -44,8 +52,11 @@ class MultiCollectorTest {
       await().atMost(WAIT).until(() -> c.records().size() >= logins.length && db.pending() == 0);
       assertThat(c.stop()).isZero();
       // Every line parses (two batches never interleave their bytes) and every token comes once.
-      assertThat(c.records()).extracting(SenderProtocol.Parsed::login)
-          .hasSize(logins.length).doesNotHaveDuplicates().containsExactlyInAnyOrder(logins);
+      assertThat(c.records())
+          .extracting(SenderProtocol.Parsed::login)
+          .hasSize(logins.length)
+          .doesNotHaveDuplicates()
+          .containsExactlyInAnyOrder(logins);
     }
   }
 
@@ -54,7 +65,8 @@ class MultiCollectorTest {
     List<RunningCollector> running = new ArrayList<>();
     try {
       for (int i = 0; i < collectors; i++) {
-        Map<String, String> env = RunningCollector.env(db, "MAILROOM_BATCH_LIMIT", "5", "MAILROOM_BATCH_TIMEOUT", "100");
+        Map<String, String> env =
+            RunningCollector.env(db, "MAILROOM_BATCH_LIMIT", "5", "MAILROOM_BATCH_TIMEOUT", "100");
         if (auto) {
           env.put("MAILROOM_PARTITION_MODE", "auto");
           env.put("MAILROOM_PARTITION_COUNT", "8");
@@ -69,8 +81,12 @@ class MultiCollectorTest {
         logins[i] = prefix + "_" + i;
       }
       db.signUp(logins);
-      await().atMost(WAIT).until(() -> running.stream().mapToInt(c -> c.records().size()).sum() >= logins.length
-          && db.pending() == 0);
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  running.stream().mapToInt(c -> c.records().size()).sum() >= logins.length
+                      && db.pending() == 0);
       for (RunningCollector c : running) {
         assertThat(c.stop()).isZero();
       }
@@ -78,7 +94,10 @@ class MultiCollectorTest {
       for (RunningCollector c : running) {
         c.records().forEach(r -> all.add(r.login()));
       }
-      assertThat(all).hasSize(logins.length).doesNotHaveDuplicates().containsExactlyInAnyOrder(logins);
+      assertThat(all)
+          .hasSize(logins.length)
+          .doesNotHaveDuplicates()
+          .containsExactlyInAnyOrder(logins);
       if (!auto) {
         // Static partitions split the work: every collector owns some accounts of 60.
         assertThat(running).allSatisfy(c -> assertThat(c.records()).isNotEmpty());
@@ -93,17 +112,22 @@ class MultiCollectorTest {
   @Test
   void killed_backends_reconnect_and_lose_nothing() throws Exception {
     MailroomDb db = MailroomDb.create("mailroom_kill");
-    try (RunningCollector c = RunningCollector.start(RunningCollector.env(db, "MAILROOM_BATCH_TIMEOUT", "100"))) {
+    try (RunningCollector c =
+        RunningCollector.start(RunningCollector.env(db, "MAILROOM_BATCH_TIMEOUT", "100"))) {
       await().atMost(WAIT).until(c.collector::isConnected);
       db.signUp("k1", "k2", "k3");
       await().atMost(WAIT).until(() -> c.records().size() == 3);
-      try (Connection admin = db.db.connect(); Statement s = admin.createStatement()) {
-        s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            + " WHERE datname = current_database() AND pid <> pg_backend_pid()");
+      try (Connection admin = db.db.connect();
+          Statement s = admin.createStatement()) {
+        s.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                + " WHERE datname = current_database() AND pid <> pg_backend_pid()");
       }
       db.signUp("k4", "k5", "k6");
       await().atMost(WAIT).until(() -> c.records().size() == 6 && db.pending() == 0);
-      assertThat(c.records()).extracting(SenderProtocol.Parsed::login).containsExactly("k1", "k2", "k3", "k4", "k5", "k6");
+      assertThat(c.records())
+          .extracting(SenderProtocol.Parsed::login)
+          .containsExactly("k1", "k2", "k3", "k4", "k5", "k6");
       assertThat(c.stderr()).contains("[PG] WARN: connection lost: ");
       assertThat(c.stderr().split("\\[PG\\] connected\n", -1).length - 1).isGreaterThanOrEqualTo(2);
       assertThat(c.stop()).isZero();

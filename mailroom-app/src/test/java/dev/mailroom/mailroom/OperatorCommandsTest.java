@@ -2,8 +2,8 @@ package dev.mailroom.mailroom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.mailroom.inbox.testing.TestDatabase;
-import dev.mailroom.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.TestDatabase;
+import dev.pginbox.inbox.testing.TestPostgres;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +21,9 @@ class OperatorCommandsTest {
   private int run(Map<String, String> env, String... args) {
     out.reset();
     err.reset();
-    Collector.Io io = new Collector.Io(env, out, new PrintStream(err, true, StandardCharsets.UTF_8), Clock.systemUTC());
+    Collector.Io io =
+        new Collector.Io(
+            env, out, new PrintStream(err, true, StandardCharsets.UTF_8), Clock.systemUTC());
     return Main.commandLine(io).execute(args);
   }
 
@@ -33,18 +35,28 @@ class OperatorCommandsTest {
   void install_is_rerunnable_and_honours_the_configured_names() throws Exception {
     TestDatabase fresh = TestPostgres.shared().newDatabase("mailroom_cli_install");
     MailroomDb db = MailroomDb.wrap(fresh);
-    Map<String, String> env = new HashMap<>(Map.of("MAILROOM_DATABASE_URL", db.url(),
-        "MAILROOM_QUEUE_NAME", "q2", "MAILROOM_CHANNEL_NAME", "ch2"));
+    Map<String, String> env =
+        new HashMap<>(
+            Map.of(
+                "MAILROOM_DATABASE_URL",
+                db.url(),
+                "MAILROOM_QUEUE_NAME",
+                "q2",
+                "MAILROOM_CHANNEL_NAME",
+                "ch2"));
     assertThat(run(env, "install")).as(err.toString()).isZero();
     assertThat(out()).isEqualTo("installed; queue=q2 channel=ch2\n");
     assertThat(run(env, "install")).isZero();
     db.signUp("named");
     assertThat(db.count("SELECT count(*) FROM inbox.q2")).isEqualTo(1);
-    assertThat(db.count("SELECT count(*) FROM inbox.inbox_config WHERE inbox_name = 'q2' AND notify_channel = 'ch2'"))
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM inbox.inbox_config WHERE inbox_name = 'q2' AND notify_channel = 'ch2'"))
         .isEqualTo(1);
     // psql re-runs keep the recorded names (no stray default inbox).
     db.execute("SELECT mailroom.setup_inbox()");
-    assertThat(db.count("SELECT count(*) FROM inbox.inbox_config WHERE inbox_name = 'mailroom'")).isZero();
+    assertThat(db.count("SELECT count(*) FROM inbox.inbox_config WHERE inbox_name = 'mailroom'"))
+        .isZero();
   }
 
   @Test
@@ -54,14 +66,21 @@ class OperatorCommandsTest {
     db.signUp("h1", "h2");
 
     assertThat(run(env, "health")).as(err.toString()).isZero();
-    assertThat(out()).contains("\"inbox\": \"mailroom\"").contains("\"pending_count\": 2").contains("\"status\": ");
+    assertThat(out())
+        .contains("\"inbox\": \"mailroom\"")
+        .contains("\"pending_count\": 2")
+        .contains("\"status\": ");
     assertThat(run(env, "status")).as(err.toString()).isZero();
     assertThat(out()).contains("mailroom");
 
-    db.execute("UPDATE inbox.mailroom SET retry_count = 3, error = 'smtp down' WHERE event_id = (SELECT min(event_id) FROM inbox.mailroom)");
+    db.execute(
+        "UPDATE inbox.mailroom SET retry_count = 3, error = 'smtp down' WHERE event_id = (SELECT min(event_id) FROM inbox.mailroom)");
     String dead = "token-" + db.count("SELECT min(id) FROM tokens");
     assertThat(run(env, "dlq")).isZero();
-    assertThat(out()).startsWith("event_id\tevent_type").contains(dead + "\tactivation\t").contains("smtp down");
+    assertThat(out())
+        .startsWith("event_id\tevent_type")
+        .contains(dead + "\tactivation\t")
+        .contains("smtp down");
     assertThat(err.toString()).contains("1 dead letter(s)");
 
     assertThat(run(env, "replay", "--event-id", dead)).as(err.toString()).isZero();

@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 class OutputLinesTest {
 
   private static OutputRecord record(TokenAction action, int i) {
-    return new OutputRecord(action, "u" + i + "@x.test", "u" + i, "t".repeat(86), "0000" + (i % 10));
+    return new OutputRecord(
+        action, "u" + i + "@x.test", "u" + i, "t".repeat(86), "0000" + (i % 10));
   }
 
   @Test
@@ -26,7 +27,8 @@ class OutputLinesTest {
     List<String> lines = OutputLines.of(records);
     assertThat(lines).hasSize(3);
     assertThat(lines).allSatisfy(line -> SenderProtocol.check(line));
-    assertThat(lines.stream().mapToInt(l -> SenderProtocol.check(l).size()).toArray()).containsExactly(10, 10, 5);
+    assertThat(lines.stream().mapToInt(l -> SenderProtocol.check(l).size()).toArray())
+        .containsExactly(10, 10, 5);
   }
 
   @Test
@@ -51,13 +53,16 @@ class OutputLinesTest {
       List<OutputRecord> records = new ArrayList<>();
       int n = random.nextInt(60);
       for (int i = 0; i < n; i++) {
-        records.add(record(random.nextBoolean() ? TokenAction.ACTIVATION : TokenAction.PASSWORD_RECOVERY, i));
+        records.add(
+            record(
+                random.nextBoolean() ? TokenAction.ACTIVATION : TokenAction.PASSWORD_RECOVERY, i));
       }
       List<SenderProtocol.Parsed> parsed = new ArrayList<>();
       for (String line : OutputLines.of(records)) {
         parsed.addAll(SenderProtocol.check(line));
       }
-      assertThat(parsed).extracting(SenderProtocol.Parsed::login)
+      assertThat(parsed)
+          .extracting(SenderProtocol.Parsed::login)
           .containsExactlyElementsOf(records.stream().map(OutputRecord::login).toList());
     }
   }

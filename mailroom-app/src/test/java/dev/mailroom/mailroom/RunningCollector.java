@@ -20,15 +20,26 @@ final class RunningCollector implements AutoCloseable {
   final ByteArrayOutputStream stderr = new ByteArrayOutputStream();
   final CompletableFuture<Integer> exit;
 
-  private RunningCollector(Map<String, String> env, OutputStream stdout, ByteArrayOutputStream stdoutBytes) {
+  private RunningCollector(
+      Map<String, String> env, OutputStream stdout, ByteArrayOutputStream stdoutBytes) {
     this.stdoutBytes = stdoutBytes;
-    this.collector = new Collector(new Collector.Io(env, stdout, new PrintStream(stderr, true, StandardCharsets.UTF_8),
-        Clock.systemUTC()), false, null);
-    this.exit = CompletableFuture.supplyAsync(collector::run, r -> {
-      Thread t = new Thread(r, "collector-under-test");
-      t.setDaemon(true);
-      t.start();
-    });
+    this.collector =
+        new Collector(
+            new Collector.Io(
+                env,
+                stdout,
+                new PrintStream(stderr, true, StandardCharsets.UTF_8),
+                Clock.systemUTC()),
+            false,
+            null);
+    this.exit =
+        CompletableFuture.supplyAsync(
+            collector::run,
+            r -> {
+              Thread t = new Thread(r, "collector-under-test");
+              t.setDaemon(true);
+              t.start();
+            });
   }
 
   static Map<String, String> env(MailroomDb db, String... pairs) {
@@ -49,7 +60,8 @@ final class RunningCollector implements AutoCloseable {
     return running;
   }
 
-  static RunningCollector startWithStdout(Map<String, String> env, OutputStream stdout) throws InterruptedException {
+  static RunningCollector startWithStdout(Map<String, String> env, OutputStream stdout)
+      throws InterruptedException {
     RunningCollector running = new RunningCollector(env, stdout, null);
     running.awaitStarted();
     return running;

@@ -23,7 +23,7 @@ class SendRateLimiterTest {
   @Test
   void long_run_rate_stays_within_the_budget() throws Exception {
     long sent = 0;
-    while (now.get() < 3_600_000_000_000L) {  // one simulated hour
+    while (now.get() < 3_600_000_000_000L) { // one simulated hour
       int permits = limiter.awaitPermit();
       int batch = Math.min(permits, 10);
       limiter.consume(batch);

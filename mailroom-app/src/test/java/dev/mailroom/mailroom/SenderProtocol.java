@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * A checker that reads lines like the downstream Rust sender: records of five fields, the first
- * character of each record 1 or 2, at most 10 records per action per line, no field over 254
- * bytes, no empty line, no trailing comma. Throws {@link AssertionError} on any violation.
+ * character of each record 1 or 2, at most 10 records per action per line, no field over 254 bytes,
+ * no empty line, no trailing comma. Throws {@link AssertionError} on any violation.
  */
 final class SenderProtocol {
 
@@ -44,7 +44,8 @@ final class SenderProtocol {
       if (++perAction[action.charAt(0) - '0'] > 10) {
         throw new AssertionError("more than 10 records of action " + action + ": " + line);
       }
-      records.add(new Parsed(action.charAt(0), fields[i + 1], fields[i + 2], fields[i + 3], fields[i + 4]));
+      records.add(
+          new Parsed(action.charAt(0), fields[i + 1], fields[i + 2], fields[i + 3], fields[i + 4]));
     }
     return records;
   }

@@ -3,11 +3,11 @@ package dev.mailroom.mailroom;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.mailroom.inbox.BatchResult;
-import dev.mailroom.inbox.HandlerAbortException;
-import dev.mailroom.inbox.InboxMessage;
-import dev.mailroom.inbox.InboxTransaction;
-import dev.mailroom.inbox.Outcome;
+import dev.pginbox.inbox.BatchResult;
+import dev.pginbox.inbox.HandlerAbortException;
+import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.InboxTransaction;
+import dev.pginbox.inbox.Outcome;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -42,31 +42,51 @@ class TokenCollectorTest {
   }
 
   private TokenCollector collector(OutputStream out) {
-    CollectorLog log = new CollectorLog(new PrintStream(stderr, true, StandardCharsets.UTF_8), Clock.systemUTC(), true);
+    CollectorLog log =
+        new CollectorLog(
+            new PrintStream(stderr, true, StandardCharsets.UTF_8), Clock.systemUTC(), true);
     return new TokenCollector(signer, new TokenOutput(out), log, null, registry, "mailroom");
   }
 
-  /** Claims up to {@code limit} messages, runs the handler, commits (or rolls back if it throws). */
+  /**
+   * Claims up to {@code limit} messages, runs the handler, commits (or rolls back if it throws).
+   */
   private BatchResult claimAndHandle(TokenCollector handler, int limit) throws Exception {
     try (Connection c = db.db.connect()) {
       c.setAutoCommit(false);
       List<InboxMessage> batch = new ArrayList<>();
-      try (PreparedStatement s = c.prepareStatement("SELECT event_id, event_type, aggregate_id, seq, priority, bucket"
-          + " FROM inbox.claim_mailroom(?)")) {
+      try (PreparedStatement s =
+          c.prepareStatement(
+              "SELECT event_id, event_type, aggregate_id, seq, priority, bucket"
+                  + " FROM inbox.claim_mailroom(?)")) {
         s.setInt(1, limit);
         try (ResultSet rs = s.executeQuery()) {
           while (rs.next()) {
-            batch.add(new InboxMessage(rs.getString(1), rs.getString(2), "mailroom", rs.getString(3), null, null,
-                null, null, 0, null, rs.getLong(4), rs.getInt(5), rs.getInt(6)));
+            batch.add(
+                new InboxMessage(
+                    rs.getString(1),
+                    rs.getString(2),
+                    "mailroom",
+                    rs.getString(3),
+                    null,
+                    null,
+                    null,
+                    null,
+                    0,
+                    null,
+                    rs.getLong(4),
+                    rs.getInt(5),
+                    rs.getInt(6)));
           }
         }
       }
-      InboxTransaction tx = new InboxTransaction() {
-        @Override
-        public <T> T unwrap(Class<T> type) {
-          return type.cast(c);
-        }
-      };
+      InboxTransaction tx =
+          new InboxTransaction() {
+            @Override
+            public <T> T unwrap(Class<T> type) {
+              return type.cast(c);
+            }
+          };
       try {
         BatchResult result = handler.handle(batch, tx);
         c.commit();
@@ -94,7 +114,8 @@ class TokenCollectorTest {
     assertThat(alice.action()).isEqualTo('1');
     assertThat(alice.email()).isEqualTo("alice@x.test");
     assertThat(alice.code()).matches("[0-9]{5}");
-    assertThat(alice.token()).isEqualTo(signer.sign(TokenAction.ACTIVATION, db.secretOf("alice"), alice.code()));
+    assertThat(alice.token())
+        .isEqualTo(signer.sign(TokenAction.ACTIVATION, db.secretOf("alice"), alice.code()));
     assertThat(signer.verify(TokenAction.ACTIVATION, alice.token(), null)).isTrue();
     assertThat(db.pending()).isZero();
     assertThat(registry.counter("mailroom.tokens.sent", "inbox", "mailroom").count()).isEqualTo(2);
@@ -111,25 +132,33 @@ class TokenCollectorTest {
     List<SenderProtocol.Parsed> records = SenderProtocol.checkOutput(out());
     assertThat(records).extracting(SenderProtocol.Parsed::action).containsExactly('2', '1');
     SenderProtocol.Parsed carol = records.get(0);
-    assertThat(carol.token()).isEqualTo(signer.sign(TokenAction.PASSWORD_RECOVERY, db.secretOf("carol"), carol.code()));
+    assertThat(carol.token())
+        .isEqualTo(signer.sign(TokenAction.PASSWORD_RECOVERY, db.secretOf("carol"), carol.code()));
     assertThat(signer.verify(TokenAction.PASSWORD_RECOVERY, carol.token(), carol.code())).isTrue();
   }
 
   @Test
   void ineligible_tokens_are_skipped_not_dead_lettered() throws Exception {
     List<Long> ids = db.signUp("consumed", "expired", "suspended", "fine", "badcode");
-    db.execute("UPDATE tokens SET consumed_at = 1 WHERE account = " + ids.get(0),
+    db.execute(
+        "UPDATE tokens SET consumed_at = 1 WHERE account = " + ids.get(0),
         "UPDATE tokens SET expires_at = 1 WHERE account = " + ids.get(1),
         "UPDATE accounts SET status = 'suspended' WHERE id = " + ids.get(2),
         "UPDATE tokens SET code = NULL WHERE account = " + ids.get(4));
     BatchResult result = claimAndHandle(collector(stdout), 10);
-    assertThat(SenderProtocol.checkOutput(out())).extracting(SenderProtocol.Parsed::login).containsExactly("fine");
-    assertThat(result.outcomes()).hasSize(4).allSatisfy((id, o) -> assertThat(o.kind()).isEqualTo(Outcome.Kind.SKIPPED));
-    assertThat(result.outcomes().values()).extracting(Outcome::reason)
+    assertThat(SenderProtocol.checkOutput(out()))
+        .extracting(SenderProtocol.Parsed::login)
+        .containsExactly("fine");
+    assertThat(result.outcomes())
+        .hasSize(4)
+        .allSatisfy((id, o) -> assertThat(o.kind()).isEqualTo(Outcome.Kind.SKIPPED));
+    assertThat(result.outcomes().values())
+        .extracting(Outcome::reason)
         .containsExactlyInAnyOrder("consumed", "expired", "account is suspended", "code is empty");
     assertThat(db.pending()).isZero();
     assertThat(db.count("SELECT count(*) FROM inbox.mailroom_dlq")).isZero();
-    assertThat(registry.counter("mailroom.tokens.skipped", "inbox", "mailroom").count()).isEqualTo(4);
+    assertThat(registry.counter("mailroom.tokens.skipped", "inbox", "mailroom").count())
+        .isEqualTo(4);
     assertThat(stderr.toString(StandardCharsets.UTF_8)).contains("DEBUG: skipping token-");
   }
 
@@ -156,27 +185,32 @@ class TokenCollectorTest {
   @Test
   void a_broken_stdout_rolls_the_batch_back() throws Exception {
     db.signUp("p1", "p2");
-    OutputStream broken = new OutputStream() {
-      @Override
-      public void write(int b) throws IOException {
-        throw new IOException("Broken pipe");
-      }
-    };
+    OutputStream broken =
+        new OutputStream() {
+          @Override
+          public void write(int b) throws IOException {
+            throw new IOException("Broken pipe");
+          }
+        };
     assertThatThrownBy(() -> claimAndHandle(collector(broken), 10))
-        .isInstanceOf(HandlerAbortException.class).hasMessageContaining("Broken pipe");
+        .isInstanceOf(HandlerAbortException.class)
+        .hasMessageContaining("Broken pipe");
     assertThat(db.pending()).isEqualTo(2);
   }
 
   @Test
   void a_print_stream_in_error_rolls_the_batch_back() throws Exception {
     db.signUp("q1");
-    PrintStream failing = new PrintStream(new OutputStream() {
-      @Override
-      public void write(int b) throws IOException {
-        throw new IOException("Broken pipe");
-      }
-    });
-    assertThatThrownBy(() -> claimAndHandle(collector(failing), 10)).isInstanceOf(HandlerAbortException.class);
+    PrintStream failing =
+        new PrintStream(
+            new OutputStream() {
+              @Override
+              public void write(int b) throws IOException {
+                throw new IOException("Broken pipe");
+              }
+            });
+    assertThatThrownBy(() -> claimAndHandle(collector(failing), 10))
+        .isInstanceOf(HandlerAbortException.class);
     assertThat(db.pending()).isEqualTo(1);
   }
 

@@ -33,18 +33,30 @@ class TokenSignerTest {
 
   @Test
   void password_recovery_vector_matches_the_original() {
-    assertThat(signer.sign(TokenAction.PASSWORD_RECOVERY, SECRET, "54321")).isEqualTo(RECOVERY_54321);
+    assertThat(signer.sign(TokenAction.PASSWORD_RECOVERY, SECRET, "54321"))
+        .isEqualTo(RECOVERY_54321);
   }
 
   @Test
   void the_reference_line_is_reproduced() {
-    List<OutputRecord> records = List.of(
-        new OutputRecord(TokenAction.ACTIVATION, "a@x.test", "alice", signer.sign(TokenAction.ACTIVATION, SECRET, "12345"), "12345"),
-        new OutputRecord(TokenAction.PASSWORD_RECOVERY, "b@x.test", "bob",
-            signer.sign(TokenAction.PASSWORD_RECOVERY, SECRET, "54321"), "54321"));
-    assertThat(OutputLines.of(records)).containsExactly(
-        "1,a@x.test,alice,AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh_Ri3Yy9eHzSYzQ27mlxgmLvANFsuUMXQadIzL8Ldn_vg,12345,"
-            + "2,b@x.test,bob,AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh9o1KiqBNtbi9nUHmKwSTQ45LTukLRPR8yRVaWcdcbNHg,54321");
+    List<OutputRecord> records =
+        List.of(
+            new OutputRecord(
+                TokenAction.ACTIVATION,
+                "a@x.test",
+                "alice",
+                signer.sign(TokenAction.ACTIVATION, SECRET, "12345"),
+                "12345"),
+            new OutputRecord(
+                TokenAction.PASSWORD_RECOVERY,
+                "b@x.test",
+                "bob",
+                signer.sign(TokenAction.PASSWORD_RECOVERY, SECRET, "54321"),
+                "54321"));
+    assertThat(OutputLines.of(records))
+        .containsExactly(
+            "1,a@x.test,alice,AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh_Ri3Yy9eHzSYzQ27mlxgmLvANFsuUMXQadIzL8Ldn_vg,12345,"
+                + "2,b@x.test,bob,AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh9o1KiqBNtbi9nUHmKwSTQ45LTukLRPR8yRVaWcdcbNHg,54321");
   }
 
   @Test
@@ -68,11 +80,13 @@ class TokenSignerTest {
     assertThat(signer.verify(TokenAction.PASSWORD_RECOVERY, RECOVERY_54321, "54321")).isTrue();
     assertThat(signer.verify(TokenAction.PASSWORD_RECOVERY, RECOVERY_54321, "54322")).isFalse();
     assertThat(signer.verify(TokenAction.PASSWORD_RECOVERY, ACTIVATION_12345, "12345")).isFalse();
-    assertThat(signer.verify(TokenAction.ACTIVATION, "B" + ACTIVATION_12345.substring(1), null)).isFalse();
+    assertThat(signer.verify(TokenAction.ACTIVATION, "B" + ACTIVATION_12345.substring(1), null))
+        .isFalse();
     assertThat(signer.verify(TokenAction.ACTIVATION, "not a token", null)).isFalse();
     byte[] otherKey = KEY.clone();
     otherKey[0] ^= 1;
-    assertThat(new TokenSigner(otherKey).verify(TokenAction.ACTIVATION, ACTIVATION_12345, null)).isFalse();
+    assertThat(new TokenSigner(otherKey).verify(TokenAction.ACTIVATION, ACTIVATION_12345, null))
+        .isFalse();
   }
 
   @Test
@@ -83,6 +97,7 @@ class TokenSignerTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> signer.sign(TokenAction.PASSWORD_RECOVERY, SECRET, "1234"))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new TokenSigner(new byte[16])).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new TokenSigner(new byte[16]))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -1,0 +1,68 @@
+package dev.pginbox.benchmarks;
+
+import dev.pginbox.inbox.postgres.SqlScripts;
+import dev.pginbox.inbox.testing.TestDatabase;
+import dev.pginbox.inbox.testing.TestPostgres;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * A fresh database with the inbox SQL API installed, on the same server the tests use
+ * (INBOX_TEST_DATABASE_URL, else Testcontainers, else an embedded PostgreSQL 18 with durable commits).
+ */
+final class BenchDatabase {
+
+  final TestDatabase database;
+  final DataSource dataSource;
+  final Jdbi jdbi;
+
+  private BenchDatabase(TestDatabase database) {
+    this.database = database;
+    this.dataSource = pool(database);
+    this.jdbi = Jdbi.create(dataSource);
+    jdbi.useHandle(h -> SqlScripts.install(h, SqlScripts.INBOX_INSTALL_SCRIPT));
+  }
+
+  /** Producers share a pool, as an application would; a new connection per call costs milliseconds. */
+  private static DataSource pool(TestDatabase database) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(database.jdbcUrl());
+    config.setUsername(database.user());
+    config.setPassword(database.password());
+    config.setMaximumPoolSize(16);
+    config.setPoolName("bench-" + database.name());
+    return new HikariDataSource(config);
+  }
+
+  static BenchDatabase create(String prefix) {
+    System.setProperty(TestPostgres.DURABLE_PROPERTY, "true");
+    return new BenchDatabase(TestPostgres.shared().newDatabase("bench_" + prefix));
+  }
+
+  void execute(String sql) {
+    jdbi.useHandle(h -> h.execute(sql));
+  }
+
+  long count(String sql) {
+    return jdbi.withHandle(h -> h.createQuery(sql).mapTo(Long.class).one());
+  }
+
+  /** Server version and the settings that bound the numbers, for the report header. */
+  String describeServer() {
+    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT version(), current_setting('synchronous_commit'), "
+            + "current_setting('shared_buffers'), current_setting('fsync')")) {
+      r.next();
+      return r.getString(1) + "; synchronous_commit=" + r.getString(2) + ", shared_buffers=" + r.getString(3)
+          + ", fsync=" + r.getString(4);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.pginbox.benchmarks;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Runs the benchmark scenarios and prints Markdown tables (also appended to the file given with
+ * {@code --out}). The PostgreSQL is chosen like the tests' (INBOX_TEST_DATABASE_URL, Testcontainers,
+ * else an embedded PostgreSQL 18 with synchronous_commit=on and 1 GB shared buffers).
+ *
+ * <pre>
+ * java -jar benchmarks/target/benchmarks.jar [--runs N] [--scale F] [--out FILE] [scenario...]
+ * scenarios: produce consume consume-plain consume-ordered consume-partitioned e2e mailroom (includes memory)
+ *   operator (default: all)
+ * --mailroom-jar PATH (default mailroom-app/target/mailroom-app.jar), --collector-jvm-flag FLAG (repeatable)
+ * </pre>
+ */
+public final class BenchmarkMain {
+
+  private BenchmarkMain() {}
+
+  public static void main(String[] args) throws Exception {
+    int runs = 5;
+    double scale = 1.0;
+    Path out = null;
+    Path mailroomJar = Path.of("mailroom-app/target/mailroom-app.jar");
+    List<String> collectorFlags = new ArrayList<>();
+    List<String> scenarios = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--runs" -> runs = Integer.parseInt(args[++i]);
+        case "--scale" -> scale = Double.parseDouble(args[++i]);
+        case "--out" -> out = Path.of(args[++i]);
+        case "--mailroom-jar" -> mailroomJar = Path.of(args[++i]);
+        case "--collector-jvm-flag" -> collectorFlags.add(args[++i]);
+        default -> scenarios.add(args[i]);
+      }
+    }
+    if (scenarios.isEmpty()) {
+      scenarios = Arrays.asList("produce", "consume", "e2e", "mailroom", "operator");
+    }
+    Report report = new Report(System.out, out);
+    report.line("Server: " + BenchDatabase.create("probe").describeServer());
+    report.line("Client: " + Runtime.getRuntime().availableProcessors() + " cores, Java "
+        + System.getProperty("java.version") + ", runs=" + runs + ", scale=" + scale);
+    for (String scenario : scenarios) {
+      switch (scenario) {
+        case "produce" -> ProduceScenario.run(report, runs, scale);
+        case "consume" -> {
+          ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PLAIN), new int[] {1, 10, 100, 1000});
+          ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PRIORITY,
+              ConsumeScenario.Variant.ORDERED, ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
+        }
+        case "consume-plain" -> ConsumeScenario.run(report, runs, scale,
+            List.of(ConsumeScenario.Variant.PLAIN), new int[] {100, 1000});
+        case "consume-ordered" -> ConsumeScenario.run(report, runs, scale,
+            List.of(ConsumeScenario.Variant.ORDERED), new int[] {100, 1000});
+        case "consume-partitioned" -> ConsumeScenario.run(report, runs, scale,
+            List.of(ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
+        case "e2e" -> EndToEndScenario.run(report, scale);
+        case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
+        case "operator" -> OperatorFunctionsScenario.run(report, scale < 1 ? new int[] {10_000, 100_000}
+            : new int[] {10_000, 1_000_000});
+        default -> throw new IllegalArgumentException("unknown scenario " + scenario);
+      }
+    }
+    System.exit(0);
+  }
+}

@@ -1,0 +1,102 @@
+package dev.pginbox.benchmarks;
+
+import dev.pginbox.inbox.BatchResult;
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.postgres.PostgresInboxManager;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Scenario 2: a backlog of pre-inserted messages drained by 1, 2 and 4 workers (each its own
+ * {@link InboxWorker} with one processor, as separate processes would be) with a no-op batch
+ * handler; plain, with priority, with per-aggregate ordering (1,000 aggregates) and with static
+ * partitions (worker i of n).
+ */
+final class ConsumeScenario {
+
+  enum Variant { PLAIN, PRIORITY, ORDERED, PARTITIONED }
+
+  static void run(Report report, int runs, double scale, List<Variant> variants, int[] batchSizes)
+      throws Exception {
+    report.section("Consume: drain a backlog, no-op handler (messages/s, median of runs, min..max)",
+        "| variant | batch | workers | messages | messages/s |");
+    BenchDatabase db = BenchDatabase.create("consume");
+    PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
+    for (Variant variant : variants) {
+      String inbox = "consume_" + variant.name().toLowerCase();
+      manager.createInbox(inbox);
+      if (variant == Variant.PRIORITY) {
+        manager.enablePriority(inbox, "event_type", java.util.Map.of("order.cancelled", 1, "order.placed", 2));
+      }
+      if (variant == Variant.ORDERED) {
+        manager.enableOrdering(inbox);
+      }
+      for (int batch : batchSizes) {
+        for (int workers : new int[] {1, 2, 4}) {
+          int messages = (int) (scale * (batch == 1 ? 10_000 : batch == 10 ? 30_000 : 100_000));
+          Measurements rate = new Measurements();
+          for (int run = -1; run < runs; run++) {
+            double r = drain(db, inbox, variant, batch, workers, messages);
+            if (run >= 0) {
+              rate.add(r);
+            }
+          }
+          report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages), rate.summary());
+        }
+      }
+    }
+  }
+
+  private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
+      throws Exception {
+    db.execute("TRUNCATE inbox." + inbox);
+    db.execute(("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
+        + "SELECT 'm' || g, CASE WHEN g %% 10 = 0 THEN 'order.cancelled' ELSE 'order.placed' END, 'bench', "
+        + "'agg-' || (g %% 1000), '%s' FROM generate_series(1, %d) g").formatted(inbox, Payloads.PAYLOAD, messages));
+    db.execute("VACUUM ANALYZE inbox." + inbox);
+    CountDownLatch drained = new CountDownLatch(1);
+    AtomicLong handled = new AtomicLong();
+    List<InboxWorker> started = new ArrayList<>();
+    long begin = System.nanoTime();
+    try {
+      for (int w = 0; w < workers; w++) {
+        WorkerOptions options = WorkerOptions.builder(inbox)
+            .batchSize(batch)
+            .pollInterval(Duration.ofMillis(100))
+            .partitions(variant == Variant.PARTITIONED ? PartitionAssignment.of(w, workers) : PartitionAssignment.all())
+            .retention(false)
+            .build();
+        // Own connections, as a separate process would have (the pool is for producers).
+        InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(), options)
+            .batchHandler((claimed, tx) -> {
+              if (handled.addAndGet(claimed.size()) >= messages) {
+                drained.countDown();
+              }
+              return BatchResult.allProcessed();
+            })
+            .build();
+        worker.start();
+        started.add(worker);
+      }
+      if (!drained.await(10, TimeUnit.MINUTES)) {
+        throw new IllegalStateException("backlog not drained: " + handled.get() + " of " + messages);
+      }
+      // The last batch's commit follows the handler; wait until every message is committed processed.
+      while (db.count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") > 0) {
+        Thread.onSpinWait();
+      }
+      return messages / ((System.nanoTime() - begin) / 1e9);
+    } finally {
+      for (InboxWorker worker : started) {
+        worker.stop();
+      }
+    }
+  }
+}

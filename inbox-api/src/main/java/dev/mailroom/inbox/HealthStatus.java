@@ -1,8 +1,0 @@
-package dev.mailroom.inbox;
-
-/** The overall state reported by {@code inbox.inbox_health}. */
-public enum HealthStatus {
-  HEALTHY,
-  DEGRADED,
-  CRITICAL
-}

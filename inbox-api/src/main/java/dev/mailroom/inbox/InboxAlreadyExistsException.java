@@ -1,8 +1,0 @@
-package dev.mailroom.inbox;
-
-/** An inbox of that name exists, or its table name is taken by a table that is not an inbox. */
-public class InboxAlreadyExistsException extends InboxException {
-  public InboxAlreadyExistsException(String message, String inbox, Throwable cause) {
-    super(message, inbox, cause);
-  }
-}

@@ -1,0 +1,12 @@
+package dev.pginbox.inbox;
+
+/** A name, column, option or value was rejected before anything was changed. */
+public class InvalidInboxArgumentException extends InboxException {
+  public InvalidInboxArgumentException(String message, String inbox, Throwable cause) {
+    super(message, inbox, cause);
+  }
+
+  public InvalidInboxArgumentException(String message, String inbox) {
+    super(message, inbox);
+  }
+}

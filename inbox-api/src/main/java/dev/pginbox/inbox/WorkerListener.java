@@ -1,0 +1,55 @@
+package dev.pginbox.inbox;
+
+import java.time.Duration;
+
+/**
+ * Observes what an {@link InboxWorker} does, wake-ups, batches, connection changes, so that an
+ * application can log them in the words its operators know, or feed its own monitoring. Every
+ * method has a no-op default; they run on the worker's own threads, so keep them quick and do not
+ * throw (an exception is logged and ignored).
+ */
+public interface WorkerListener {
+
+  /** Why the worker looked for waiting messages. */
+  enum WakeUpCause {
+    /** A notification arrived on the LISTEN channel. */
+    NOTIFY,
+    /** The poll interval passed without a notification (also the only cause in poll-only mode). */
+    POLL,
+    /** The batch timeout of messages already seen ran out. */
+    TIMEOUT,
+    /** The worker (re)connected: notifications sent meanwhile are lost, so it looks at once. */
+    CONNECTED
+  }
+
+  /**
+   * Why a batch was dispatched (the original collector's {@code (max reached)} / {@code
+   * (timeout)}).
+   */
+  enum DispatchReason {
+    /** At least a full batch was waiting. */
+    MAX_REACHED,
+    /** Fewer than a batch waited for the batch timeout (or the timeout is zero). */
+    TIMEOUT,
+    /** {@link InboxWorker#runOnce()}. */
+    MANUAL
+  }
+
+  WorkerListener NONE = new WorkerListener() {};
+
+  default void onWakeUp(WakeUpCause cause) {}
+
+  /**
+   * A batch of {@code count} messages was claimed and goes to the handler (never called with 0).
+   */
+  default void onDispatch(int count, DispatchReason reason) {}
+
+  /** The transaction of a batch of {@code count} claimed messages committed. */
+  default void onBatchCommitted(int count) {}
+
+  /** The worker's connections are up again (also on first start). */
+  default void onConnected() {}
+
+  /** A connection failed; the worker retries after {@code retryIn} (capped exponential backoff). */
+  default void onConnectionLost(Throwable error, Duration retryIn) {}
+}

@@ -1,0 +1,175 @@
+package dev.pginbox.inbox;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How an {@link InboxWorker} consumes. Build with {@link #builder(String)}.
+ *
+ * <p>Batching rule: as soon as {@code batchSize} messages are waiting a full batch goes out, and
+ * full batches keep going out back to back; fewer than a batch wait at most {@code batchTimeout},
+ * counted from the first wake-up (notification or poll that saw a message). {@code pollInterval} is
+ * the fallback when no notification arrives; with {@code listen = false} the worker only polls
+ * (PgBouncer transaction pooling).
+ *
+ * @param concurrency batches handled at once by this worker (threads, each with its own connection)
+ * @param processingTimeout a batch whose handler runs longer is rolled back and counts as failed
+ * @param shutdownGrace how long {@link InboxWorker#stop()} lets in-flight batches finish
+ */
+public record WorkerOptions(
+    String inbox,
+    int batchSize,
+    Duration batchTimeout,
+    Duration pollInterval,
+    boolean listen,
+    String channel,
+    PartitionAssignment partitions,
+    int concurrency,
+    Duration processingTimeout,
+    Duration shutdownGrace,
+    Duration reconnectInitialDelay,
+    Duration reconnectMaxDelay,
+    boolean retention) {
+
+  public static final int DEFAULT_BATCH_SIZE = 100;
+  public static final Duration DEFAULT_BATCH_TIMEOUT = Duration.ZERO;
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_PROCESSING_TIMEOUT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_RECONNECT_INITIAL_DELAY = Duration.ofMillis(100);
+  public static final Duration DEFAULT_RECONNECT_MAX_DELAY = Duration.ofSeconds(30);
+
+  public WorkerOptions {
+    InboxNames.requireValid(inbox);
+    if (batchSize < 1) {
+      throw new InvalidInboxArgumentException(
+          "batchSize must be at least 1, got " + batchSize, inbox);
+    }
+    if (concurrency < 1) {
+      throw new InvalidInboxArgumentException(
+          "concurrency must be at least 1, got " + concurrency, inbox);
+    }
+    requireNonNegative(batchTimeout, "batchTimeout", inbox);
+    requirePositive(pollInterval, "pollInterval", inbox);
+    requirePositive(processingTimeout, "processingTimeout", inbox);
+    requireNonNegative(shutdownGrace, "shutdownGrace", inbox);
+    requirePositive(reconnectInitialDelay, "reconnectInitialDelay", inbox);
+    requirePositive(reconnectMaxDelay, "reconnectMaxDelay", inbox);
+    Objects.requireNonNull(partitions, "partitions");
+  }
+
+  private static void requireNonNegative(Duration d, String name, String inbox) {
+    if (d == null || d.isNegative()) {
+      throw new InvalidInboxArgumentException(name + " must be zero or positive", inbox);
+    }
+  }
+
+  private static void requirePositive(Duration d, String name, String inbox) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new InvalidInboxArgumentException(name + " must be positive", inbox);
+    }
+  }
+
+  public static Builder builder(String inbox) {
+    return new Builder(inbox);
+  }
+
+  /** Builder with the DEFAULT_* values. */
+  public static final class Builder {
+    private final String inbox;
+    private int batchSize = DEFAULT_BATCH_SIZE;
+    private Duration batchTimeout = DEFAULT_BATCH_TIMEOUT;
+    private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+    private boolean listen = true;
+    private String channel;
+    private PartitionAssignment partitions = PartitionAssignment.all();
+    private int concurrency = 1;
+    private Duration processingTimeout = DEFAULT_PROCESSING_TIMEOUT;
+    private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+    private Duration reconnectInitialDelay = DEFAULT_RECONNECT_INITIAL_DELAY;
+    private Duration reconnectMaxDelay = DEFAULT_RECONNECT_MAX_DELAY;
+    private boolean retention = true;
+
+    private Builder(String inbox) {
+      this.inbox = inbox;
+    }
+
+    public Builder batchSize(int v) {
+      batchSize = v;
+      return this;
+    }
+
+    public Builder batchTimeout(Duration v) {
+      batchTimeout = v;
+      return this;
+    }
+
+    public Builder pollInterval(Duration v) {
+      pollInterval = v;
+      return this;
+    }
+
+    /** false = poll only, no LISTEN (for PgBouncer transaction pooling). */
+    public Builder listen(boolean v) {
+      listen = v;
+      return this;
+    }
+
+    /** The LISTEN channel; null = the inbox's own channel from its catalog row. */
+    public Builder channel(String v) {
+      channel = v;
+      return this;
+    }
+
+    public Builder partitions(PartitionAssignment v) {
+      partitions = v;
+      return this;
+    }
+
+    public Builder concurrency(int v) {
+      concurrency = v;
+      return this;
+    }
+
+    public Builder processingTimeout(Duration v) {
+      processingTimeout = v;
+      return this;
+    }
+
+    public Builder shutdownGrace(Duration v) {
+      shutdownGrace = v;
+      return this;
+    }
+
+    public Builder reconnectBackoff(Duration initial, Duration max) {
+      reconnectInitialDelay = initial;
+      reconnectMaxDelay = max;
+      return this;
+    }
+
+    /**
+     * Whether this worker takes part in the retention sweep (one elected worker at a time runs it).
+     */
+    public Builder retention(boolean v) {
+      retention = v;
+      return this;
+    }
+
+    public WorkerOptions build() {
+      return new WorkerOptions(
+          inbox,
+          batchSize,
+          batchTimeout,
+          pollInterval,
+          listen,
+          channel,
+          partitions,
+          concurrency,
+          processingTimeout,
+          shutdownGrace,
+          reconnectInitialDelay,
+          reconnectMaxDelay,
+          retention);
+    }
+  }
+}

@@ -1,0 +1,321 @@
+package dev.pginbox.inbox.postgres;
+
+import static dev.pginbox.inbox.postgres.PostgresInboxManager.inHandle;
+import static dev.pginbox.inbox.postgres.PostgresInboxManager.withHandle;
+
+import dev.pginbox.inbox.EventTypeStats;
+import dev.pginbox.inbox.Inbox;
+import dev.pginbox.inbox.InboxException;
+import dev.pginbox.inbox.InboxHealth;
+import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.InboxNames;
+import dev.pginbox.inbox.InboxStatus;
+import dev.pginbox.inbox.InvalidInboxArgumentException;
+import dev.pginbox.inbox.MarkFailedResult;
+import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.OrderingGap;
+import dev.pginbox.inbox.PurgeResult;
+import dev.pginbox.inbox.postgres.internal.InboxQueries;
+import dev.pginbox.inbox.postgres.internal.MessageRows;
+import dev.pginbox.inbox.postgres.internal.MessageWriter;
+import dev.pginbox.inbox.postgres.internal.SqlErrors;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * An inbox on PostgreSQL. Besides {@link Inbox}, it sends inside the caller's own transaction:
+ * {@link #send(Handle, NewMessage)} and {@link #send(Connection, NewMessage)} (and their batch
+ * forms) use the given handle or connection as they are and never commit, roll back or close it, so
+ * the message is written if and only if the caller's transaction commits.
+ */
+public final class PostgresInbox implements Inbox {
+
+  private final Jdbi jdbi;
+  private final String name;
+  private final boolean managed;
+  private final MessageWriter writer;
+
+  PostgresInbox(Jdbi jdbi, String name, boolean managed) {
+    this.jdbi = jdbi;
+    this.name = InboxNames.requireValid(name);
+    this.managed = managed;
+    // The name passed InboxNames (a-z, 0-9, _), and is quoted all the same.
+    this.writer = new MessageWriter("\"inbox\".\"" + name + "\"");
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  /** False for an inbox over an application's own table ({@code enable_inbox_tracking}). */
+  public boolean managed() {
+    return managed;
+  }
+
+  @Override
+  public boolean send(NewMessage message) {
+    return withHandle(
+        jdbi, "send to inbox " + name, name, message.eventId(), h -> send(h, message));
+  }
+
+  @Override
+  public int sendAll(List<NewMessage> messages) {
+    return withHandle(jdbi, "send to inbox " + name, name, null, h -> sendAll(h, messages));
+  }
+
+  /** Sends in the handle's current transaction (or autocommit); does not commit. */
+  public boolean send(Handle handle, NewMessage message) {
+    return send(handle.getConnection(), message);
+  }
+
+  /**
+   * Sends in the handle's current transaction (or autocommit) as one statement; does not commit.
+   */
+  public int sendAll(Handle handle, List<NewMessage> messages) {
+    return sendAll(handle.getConnection(), messages);
+  }
+
+  /** Sends on the connection in its current transaction; does not commit. */
+  public boolean send(Connection connection, NewMessage message) {
+    Objects.requireNonNull(message, "message");
+    requireManaged();
+    try {
+      return writer.send(connection, message);
+    } catch (SQLException e) {
+      throw SqlErrors.translate(e, "send to inbox " + name, name, message.eventId());
+    }
+  }
+
+  /** Sends on the connection in its current transaction as one statement; does not commit. */
+  public int sendAll(Connection connection, List<NewMessage> messages) {
+    Objects.requireNonNull(messages, "messages");
+    requireManaged();
+    try {
+      return writer.sendAll(connection, messages);
+    } catch (SQLException e) {
+      throw SqlErrors.translate(e, "send to inbox " + name, name, null);
+    }
+  }
+
+  @Override
+  public InboxHealth health() {
+    return InboxQueries.health(text("health", "read the health of inbox " + name));
+  }
+
+  @Override
+  public InboxStatus status() {
+    return InboxQueries.status(text("status", "read the status of inbox " + name));
+  }
+
+  @Override
+  public List<InboxMessage> pending(int limit) {
+    return messages("pending", limit);
+  }
+
+  @Override
+  public List<InboxMessage> deadLetters(int limit) {
+    return messages("dead", limit);
+  }
+
+  @Override
+  public List<EventTypeStats> stats() {
+    return withHandle(
+        jdbi,
+        "read the stats of inbox " + name,
+        name,
+        null,
+        h ->
+            h.createQuery(InboxQueries.sql("stats"))
+                .define("stats_view", "\"" + name + "_stats\"")
+                .map(
+                    (rs, ctx) ->
+                        new EventTypeStats(
+                            rs.getString(1),
+                            rs.getLong(2),
+                            rs.getLong(3),
+                            rs.getLong(4),
+                            rs.getLong(5)))
+                .list());
+  }
+
+  @Override
+  public int replay(Collection<String> eventIds) {
+    Objects.requireNonNull(eventIds, "eventIds");
+    return withHandle(
+        jdbi,
+        "replay messages of inbox " + name,
+        name,
+        null,
+        h ->
+            h.createQuery(InboxQueries.sql("replay_ids"))
+                .bind("name", name)
+                .bindArray("eventIds", String.class, eventIds)
+                .mapTo(Integer.class)
+                .one());
+  }
+
+  @Override
+  public int replayEventType(String eventType) {
+    if (eventType == null) {
+      throw new InvalidInboxArgumentException("eventType must not be null", name);
+    }
+    return withHandle(
+        jdbi,
+        "replay event type " + eventType + " of inbox " + name,
+        name,
+        null,
+        h ->
+            h.createQuery(InboxQueries.sql("replay_type"))
+                .bind("name", name)
+                .bind("eventType", eventType)
+                .mapTo(Integer.class)
+                .one());
+  }
+
+  @Override
+  public boolean markProcessed(String eventId) {
+    return withHandle(jdbi, "mark processed", name, eventId, h -> markProcessed(h, eventId));
+  }
+
+  /** {@code inbox.mark_processed} in the handle's current transaction. */
+  public boolean markProcessed(Handle handle, String eventId) {
+    return inHandle(
+        handle,
+        "mark processed",
+        name,
+        eventId,
+        h ->
+            h.createQuery(InboxQueries.sql("mark_processed"))
+                .bind("name", name)
+                .bind("eventId", eventId)
+                .mapTo(Boolean.class)
+                .one());
+  }
+
+  @Override
+  public MarkFailedResult markFailed(String eventId, String error) {
+    return withHandle(jdbi, "mark failed", name, eventId, h -> markFailed(h, eventId, error));
+  }
+
+  /** {@code inbox.mark_failed} in the handle's current transaction. */
+  public MarkFailedResult markFailed(Handle handle, String eventId, String error) {
+    String result =
+        inHandle(
+            handle,
+            "mark failed",
+            name,
+            eventId,
+            h ->
+                h.createQuery(InboxQueries.sql("mark_failed"))
+                    .bind("name", name)
+                    .bind("eventId", eventId)
+                    .bind("error", error)
+                    .mapTo(String.class)
+                    .one());
+    if (result == null) {
+      return MarkFailedResult.UNCHANGED;
+    }
+    return "dead".equals(result) ? MarkFailedResult.DEAD : MarkFailedResult.RETRY;
+  }
+
+  @Override
+  public List<OrderingGap> orderingGaps() {
+    return withHandle(
+        jdbi,
+        "read the ordering gaps of inbox " + name,
+        name,
+        null,
+        h ->
+            h.createQuery(InboxQueries.sql("ordering_gaps"))
+                .bind("name", name)
+                .map(
+                    (rs, ctx) ->
+                        new OrderingGap(
+                            rs.getString("aggregate_id"),
+                            OrderingGap.Issue.fromSql(rs.getString("issue")),
+                            rs.getString("event_id"),
+                            rs.getString("sequence"),
+                            rs.getString("previous_sequence"),
+                            rs.getString("detail")))
+                .list());
+  }
+
+  @Override
+  public boolean isMyPartition(String aggregateId, int workerId, int totalWorkers) {
+    return withHandle(
+        jdbi,
+        "check the partition of inbox " + name,
+        name,
+        null,
+        h ->
+            h.createQuery(InboxQueries.sql("is_my_partition"))
+                .bind("name", name)
+                .bind("aggregateId", aggregateId)
+                .bind("workerId", workerId)
+                .bind("totalWorkers", totalWorkers)
+                .mapTo(Boolean.class)
+                .one());
+  }
+
+  @Override
+  public PurgeResult purge(int batchSize) {
+    return InboxQueries.purge(
+        withHandle(
+            jdbi,
+            "purge inbox " + name,
+            name,
+            null,
+            h ->
+                h.createQuery(InboxQueries.sql("purge"))
+                    .bind("name", name)
+                    .bind("batchSize", batchSize)
+                    .mapTo(String.class)
+                    .one()));
+  }
+
+  private List<InboxMessage> messages(String state, int limit) {
+    return withHandle(
+        jdbi,
+        "list " + state + " messages of inbox " + name,
+        name,
+        null,
+        h ->
+            h.createQuery(InboxQueries.sql("messages"))
+                .bind("name", name)
+                .bind("state", state)
+                .bind("limit", limit)
+                .map(MessageRows.MAPPER)
+                .list());
+  }
+
+  private String text(String query, String action) {
+    return withHandle(
+        jdbi,
+        action,
+        name,
+        null,
+        h -> h.createQuery(InboxQueries.sql(query)).bind("name", name).mapTo(String.class).one());
+  }
+
+  private void requireManaged() {
+    if (!managed) {
+      throw new InboxException(
+          "inbox "
+              + name
+              + " tracks an application table: write to that table, "
+              + "not through send",
+          name);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresInbox[" + name + (managed ? "" : ", tracked") + "]";
+  }
+}

@@ -1,0 +1,263 @@
+package dev.pginbox.inbox.postgres;
+
+import dev.pginbox.inbox.InboxManager;
+import dev.pginbox.inbox.InboxNames;
+import dev.pginbox.inbox.InboxNotFoundException;
+import dev.pginbox.inbox.InboxOptions;
+import dev.pginbox.inbox.InvalidInboxArgumentException;
+import dev.pginbox.inbox.TrackingSpec;
+import dev.pginbox.inbox.postgres.internal.InboxQueries;
+import dev.pginbox.inbox.postgres.internal.SqlErrors;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link InboxManager} on PostgreSQL. Build it from a (pooled) {@link DataSource} or a {@link
+ * Jdbi}; every method calls a function of the SQL API in schema {@code inbox}.
+ */
+public final class PostgresInboxManager implements InboxManager {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PostgresInboxManager.class);
+
+  private final Jdbi jdbi;
+
+  private PostgresInboxManager(Jdbi jdbi) {
+    this.jdbi = Objects.requireNonNull(jdbi, "jdbi");
+  }
+
+  public static PostgresInboxManager create(DataSource dataSource) {
+    return new PostgresInboxManager(Jdbi.create(Objects.requireNonNull(dataSource, "dataSource")));
+  }
+
+  public static PostgresInboxManager create(Jdbi jdbi) {
+    return new PostgresInboxManager(jdbi);
+  }
+
+  /** The Jdbi this manager runs on. */
+  public Jdbi jdbi() {
+    return jdbi;
+  }
+
+  @Override
+  public void install() {
+    call(
+        "install the inbox SQL API",
+        null,
+        h -> {
+          SqlScripts.install(h, SqlScripts.INBOX_INSTALL_SCRIPT);
+          return null;
+        });
+    LOG.info("installed the inbox SQL API (schema inbox)");
+  }
+
+  @Override
+  public PostgresInbox createInbox(String name) {
+    return createInbox(name, InboxOptions.defaults());
+  }
+
+  @Override
+  public PostgresInbox createInbox(String name, InboxOptions o) {
+    InboxNames.requireValid(name);
+    Objects.requireNonNull(o, "options");
+    call(
+        "create inbox " + name,
+        name,
+        h ->
+            h.createQuery(InboxQueries.sql("create_inbox"))
+                .bind("name", name)
+                .bind("maxRetries", o.maxRetries())
+                .bind("retentionHours", (int) o.processedRetention().toHours())
+                .bind("dlqRetentionHours", (int) o.dlqRetention().toHours())
+                .bind(
+                    "dedupRetentionHours",
+                    o.dedupRetention() == null ? null : (int) o.dedupRetention().toHours())
+                .bind("channel", o.channel())
+                .bind("backoffBaseSeconds", seconds(o.backoffBase()))
+                .bind("backoffMaxSeconds", seconds(o.backoffMax()))
+                .bind("degradedAgeSeconds", o.degradedAgeSeconds())
+                .bind("criticalAgeSeconds", o.criticalAgeSeconds())
+                .bind("degradedPending", o.degradedPending())
+                .bind("criticalPending", o.criticalPending())
+                .mapTo(String.class)
+                .one());
+    LOG.info("created inbox {} ({})", name, o);
+    return new PostgresInbox(jdbi, name, true);
+  }
+
+  @Override
+  public void dropInbox(String name, boolean cascade) {
+    InboxNames.requireValid(name);
+    call(
+        "drop inbox " + name,
+        name,
+        h ->
+            h.createQuery(InboxQueries.sql("drop_inbox"))
+                .bind("name", name)
+                .bind("cascade", cascade)
+                .mapTo(String.class)
+                .one());
+    LOG.info("dropped inbox {} (cascade = {}; a tracked table is never dropped)", name, cascade);
+  }
+
+  @Override
+  public void enableOrdering(String name, String aggregateColumn, String sequenceColumn) {
+    InboxNames.requireValid(name);
+    call(
+        "enable ordering on inbox " + name,
+        name,
+        h ->
+            h.createQuery(InboxQueries.sql("enable_ordering"))
+                .bind("name", name)
+                .bind("aggregateColumn", aggregateColumn)
+                .bind("sequenceColumn", sequenceColumn)
+                .mapTo(String.class)
+                .one());
+  }
+
+  @Override
+  public void disableOrdering(String name) {
+    InboxNames.requireValid(name);
+    call(
+        "disable ordering on inbox " + name,
+        name,
+        h ->
+            h.createQuery(InboxQueries.sql("disable_ordering"))
+                .bind("name", name)
+                .mapTo(String.class)
+                .one());
+  }
+
+  @Override
+  public void enablePriority(String name, String column, Map<String, Integer> priorities) {
+    InboxNames.requireValid(name);
+    Objects.requireNonNull(priorities, "priorities");
+    call(
+        "enable priority on inbox " + name,
+        name,
+        h ->
+            h.createQuery(InboxQueries.sql("enable_priority"))
+                .bind("name", name)
+                .bind("column", column)
+                .bind("map", InboxQueries.json(priorities))
+                .mapTo(String.class)
+                .one());
+  }
+
+  @Override
+  public PostgresInbox enableTracking(TrackingSpec s) {
+    Objects.requireNonNull(s, "spec");
+    call(
+        "track table " + s.table() + " as inbox " + s.name(),
+        s.name(),
+        h ->
+            h.createQuery(InboxQueries.sql("enable_tracking"))
+                .bind("name", s.name())
+                .bind("table", s.table())
+                .bind("idColumn", s.idColumn())
+                .bind("processedAtColumn", s.processedAtColumn())
+                .bind("eventTypeColumn", s.eventTypeColumn())
+                .bind("receivedAtColumn", s.receivedAtColumn())
+                .bind("aggregateColumn", s.aggregateColumn())
+                .bind("retryCountColumn", s.retryCountColumn())
+                .bind("errorColumn", s.errorColumn())
+                .bind("maxRetries", s.maxRetries())
+                .bind(
+                    "retentionHours",
+                    s.processedRetention() == null
+                        ? null
+                        : wholeHours(s.processedRetention(), s.name()))
+                .bind("dlqRetentionHours", wholeHours(s.dlqRetention(), s.name()))
+                .mapTo(String.class)
+                .one());
+    LOG.info("inbox {} now tracks table {}", s.name(), s.table());
+    return new PostgresInbox(jdbi, s.name(), false);
+  }
+
+  @Override
+  public PostgresInbox inbox(String name) {
+    InboxNames.requireValid(name);
+    Optional<Boolean> managed =
+        call(
+            "open inbox " + name,
+            name,
+            h ->
+                h.createQuery(InboxQueries.sql("managed"))
+                    .bind("name", name)
+                    .mapTo(Boolean.class)
+                    .findOne());
+    return new PostgresInbox(
+        jdbi,
+        name,
+        managed.orElseThrow(
+            () -> new InboxNotFoundException("inbox '" + name + "' does not exist", name, null)));
+  }
+
+  @Override
+  public boolean exists(String name) {
+    return InboxNames.isValid(name) && names().contains(name);
+  }
+
+  @Override
+  public List<String> names() {
+    return call(
+        "list inboxes",
+        null,
+        h -> h.createQuery(InboxQueries.sql("names")).mapTo(String.class).list());
+  }
+
+  private <T> T call(String action, String inbox, HandleCallback<T, Exception> callback) {
+    try {
+      return jdbi.withHandle(callback);
+    } catch (Exception e) {
+      throw SqlErrors.translate(e, action, inbox, null);
+    }
+  }
+
+  private static double seconds(Duration d) {
+    return d.toNanos() / 1e9;
+  }
+
+  private static int wholeHours(Duration d, String inbox) {
+    if (d.isNegative() || d.toSeconds() % 3600 != 0) {
+      throw new InvalidInboxArgumentException(
+          "retention must be a non-negative whole number of hours, got " + d, inbox);
+    }
+    return (int) d.toHours();
+  }
+
+  /** Used by {@link PostgresInbox}: the handle-level entry point shared by both classes. */
+  static <T> T withHandle(
+      Jdbi jdbi,
+      String action,
+      String inbox,
+      String eventId,
+      HandleCallback<T, Exception> callback) {
+    try {
+      return jdbi.withHandle(callback);
+    } catch (Exception e) {
+      throw SqlErrors.translate(e, action, inbox, eventId);
+    }
+  }
+
+  static <T> T inHandle(
+      Handle handle,
+      String action,
+      String inbox,
+      String eventId,
+      HandleCallback<T, Exception> callback) {
+    try {
+      return callback.withHandle(handle);
+    } catch (Exception e) {
+      throw SqlErrors.translate(e, action, inbox, eventId);
+    }
+  }
+}

@@ -1,0 +1,162 @@
+package dev.pginbox.inbox.postgres;
+
+import dev.pginbox.inbox.BatchHandler;
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.InvalidInboxArgumentException;
+import dev.pginbox.inbox.MessageHandler;
+import dev.pginbox.inbox.WorkerListener;
+import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.postgres.internal.worker.WorkerFactory;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * Builds the PostgreSQL {@link InboxWorker}:
+ *
+ * <pre>{@code
+ * InboxWorker worker = PostgresInboxWorker.builder(dataSource, WorkerOptions.builder("orders").build())
+ *     .handler((message, tx) -> {
+ *       tx.unwrap(Handle.class).execute("INSERT INTO order_log(id) VALUES (?)", message.eventId());
+ *       return Outcome.processed();
+ *     })
+ *     .build();
+ * worker.start();
+ * }</pre>
+ *
+ * The data source should hand out plain connections (a pool is fine): the worker keeps one per
+ * processor, one to count waiting messages, one to LISTEN (unless poll only) and one for
+ * maintenance (plus one for leases in the automatic partition mode). See docs/consuming.md.
+ */
+public final class PostgresInboxWorker {
+
+  public static final Duration DEFAULT_GAUGE_INTERVAL = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_RETENTION_INTERVAL = Duration.ofMinutes(1);
+  public static final int DEFAULT_RETENTION_BATCH_SIZE = 1000;
+
+  private PostgresInboxWorker() {}
+
+  public static Builder builder(DataSource dataSource, WorkerOptions options) {
+    return new Builder(dataSource, options);
+  }
+
+  public static final class Builder {
+    private final DataSource dataSource;
+    private final WorkerOptions options;
+    private MessageHandler handler;
+    private BatchHandler batchHandler;
+    private WorkerListener listener = WorkerListener.NONE;
+    private MeterRegistry meterRegistry;
+    private String workerId;
+    private Duration gaugeInterval = DEFAULT_GAUGE_INTERVAL;
+    private Duration retentionInterval = DEFAULT_RETENTION_INTERVAL;
+    private int retentionBatchSize = DEFAULT_RETENTION_BATCH_SIZE;
+
+    private Builder(DataSource dataSource, WorkerOptions options) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      this.options = Objects.requireNonNull(options, "options");
+    }
+
+    /** Handles messages one at a time, each in a savepoint of the batch's transaction. */
+    public Builder handler(MessageHandler handler) {
+      this.handler = Objects.requireNonNull(handler, "handler");
+      return this;
+    }
+
+    /** Handles a whole batch at once (no savepoints: a thrown exception fails the whole batch). */
+    public Builder batchHandler(BatchHandler batchHandler) {
+      this.batchHandler = Objects.requireNonNull(batchHandler, "batchHandler");
+      return this;
+    }
+
+    /** Observes wake-ups, dispatches, commits and connection changes (for logs). */
+    public Builder listener(WorkerListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** Where the metrics go; default a private {@link SimpleMeterRegistry}. */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+      return this;
+    }
+
+    /**
+     * This worker's identity in the automatic partition mode; default host, pid and a random
+     * suffix.
+     */
+    public Builder workerId(String workerId) {
+      if (workerId == null || workerId.isBlank() || workerId.length() > 200) {
+        throw new InvalidInboxArgumentException(
+            "workerId must be 1 to 200 characters", options.inbox());
+      }
+      this.workerId = workerId;
+      return this;
+    }
+
+    /** How often the pending depth and oldest-age gauges are refreshed (one query each time). */
+    public Builder gaugeInterval(Duration interval) {
+      this.gaugeInterval = requirePositive(interval, "gaugeInterval");
+      return this;
+    }
+
+    /** How often the retention sweep runs (one elected worker per inbox at a time). */
+    public Builder retentionInterval(Duration interval) {
+      this.retentionInterval = requirePositive(interval, "retentionInterval");
+      return this;
+    }
+
+    /** Rows deleted per retention transaction. */
+    public Builder retentionBatchSize(int rows) {
+      if (rows < 1) {
+        throw new InvalidInboxArgumentException(
+            "retentionBatchSize must be at least 1", options.inbox());
+      }
+      this.retentionBatchSize = rows;
+      return this;
+    }
+
+    public InboxWorker build() {
+      if ((handler == null) == (batchHandler == null)) {
+        throw new InvalidInboxArgumentException(
+            "set exactly one of handler(...) and batchHandler(...)", options.inbox());
+      }
+      return WorkerFactory.create(
+          dataSource,
+          options,
+          handler,
+          batchHandler,
+          listener,
+          meterRegistry != null ? meterRegistry : new SimpleMeterRegistry(),
+          workerId != null ? workerId : defaultWorkerId(),
+          gaugeInterval,
+          retentionInterval,
+          retentionBatchSize);
+    }
+
+    private Duration requirePositive(Duration d, String name) {
+      if (d == null || d.isNegative() || d.isZero()) {
+        throw new InvalidInboxArgumentException(name + " must be positive", options.inbox());
+      }
+      return d;
+    }
+  }
+
+  static String defaultWorkerId() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (Exception e) {
+      host = "unknown-host";
+    }
+    return host
+        + "-"
+        + ProcessHandle.current().pid()
+        + "-"
+        + UUID.randomUUID().toString().substring(0, 8);
+  }
+}

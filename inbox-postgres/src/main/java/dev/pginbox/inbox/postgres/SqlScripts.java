@@ -1,0 +1,75 @@
+package dev.pginbox.inbox.postgres;
+
+import dev.pginbox.inbox.InboxException;
+import dev.pginbox.inbox.postgres.internal.SqlErrors;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * Applies a psql install script ({@code install.sql} with {@code \ir file.sql} lines) from the
+ * classpath, so Java installs exactly the files an operator would run with psql. The files run in
+ * the caller's transaction; psql-only lines ({@code \set}, {@code BEGIN}, {@code COMMIT}) are
+ * skipped because the caller owns the transaction.
+ */
+public final class SqlScripts {
+
+  private SqlScripts() {}
+
+  /** The inbox SQL API, as shipped in this jar. */
+  public static final String INBOX_INSTALL_SCRIPT = "dev/pginbox/inbox/sql/inbox/install.sql";
+
+  /**
+   * Runs every {@code \ir} file of {@code installScript} (a classpath resource) in order, inside
+   * one transaction, holding the same advisory lock as the psql script.
+   */
+  public static void install(Handle handle, String installScript) {
+    String base = installScript.substring(0, installScript.lastIndexOf('/') + 1);
+    List<String> files = includedFiles(read(installScript));
+    try {
+      handle.useTransaction(
+          h -> {
+            h.execute("SELECT pg_advisory_xact_lock(hashtextextended('inbox.install', 0))");
+            for (String file : files) {
+              // One round trip per file: pgJDBC splits the statements and keeps dollar-quoted
+              // bodies intact.
+              try (Statement statement = h.getConnection().createStatement()) {
+                statement.execute(read(base + file));
+              } catch (SQLException e) {
+                throw SqlErrors.translate(e, "installing " + base + file, null, null);
+              }
+            }
+          });
+    } catch (RuntimeException e) {
+      throw SqlErrors.translate(e, "installing " + installScript, null, null);
+    }
+  }
+
+  static List<String> includedFiles(String script) {
+    List<String> files = new ArrayList<>();
+    for (String line : script.split("\n")) {
+      String trimmed = line.strip();
+      if (trimmed.startsWith("\\ir ") || trimmed.startsWith("\\i ")) {
+        files.add(trimmed.substring(trimmed.indexOf(' ') + 1).strip());
+      }
+    }
+    return files;
+  }
+
+  private static String read(String resource) {
+    try (InputStream in = SqlScripts.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new InboxException(
+            "SQL resource " + resource + " is missing from the classpath", null);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new InboxException("cannot read SQL resource " + resource, null, e);
+    }
+  }
+}

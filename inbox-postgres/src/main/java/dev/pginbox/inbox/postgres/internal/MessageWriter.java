@@ -1,0 +1,78 @@
+package dev.pginbox.inbox.postgres.internal;
+
+import dev.pginbox.inbox.NewMessage;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * The produce path: one INSERT per call, idempotent by event id. A batch is one statement over
+ * bound arrays ({@code unnest}), so 1,000 messages cost one round trip and one plan. Runs on the
+ * caller's connection and never commits.
+ *
+ * <p>The batch inserts in event id order: two concurrent batches that share ids in different orders
+ * would otherwise each wait for the other's uncommitted key (ON CONFLICT waits for the inserting
+ * transaction) and deadlock. One order for everybody makes that impossible.
+ */
+public final class MessageWriter {
+
+  private final String insertOne;
+  private final String insertBatch;
+
+  /**
+   * @param quotedTable the validated, quoted table ({@code "inbox"."orders"})
+   */
+  public MessageWriter(String quotedTable) {
+    this.insertOne = SqlResources.template(MessageWriter.class, "insert_one", quotedTable);
+    this.insertBatch = SqlResources.template(MessageWriter.class, "insert_batch", quotedTable);
+  }
+
+  public boolean send(Connection connection, NewMessage m) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(insertOne)) {
+      ps.setString(1, m.eventId());
+      ps.setString(2, m.eventType());
+      ps.setString(3, m.source());
+      ps.setString(4, m.aggregateId());
+      ps.setString(5, m.payload());
+      ps.setString(6, m.traceId());
+      return ps.executeUpdate() == 1;
+    }
+  }
+
+  public int sendAll(Connection connection, List<NewMessage> messages) throws SQLException {
+    if (messages.isEmpty()) {
+      return 0;
+    }
+    int n = messages.size();
+    String[] ids = new String[n];
+    String[] types = new String[n];
+    String[] sources = new String[n];
+    String[] aggregates = new String[n];
+    String[] payloads = new String[n];
+    String[] traces = new String[n];
+    for (int i = 0; i < n; i++) {
+      NewMessage m = messages.get(i);
+      ids[i] = m.eventId();
+      types[i] = m.eventType();
+      sources[i] = m.source();
+      aggregates[i] = m.aggregateId();
+      payloads[i] = m.payload();
+      traces[i] = m.traceId();
+    }
+    try (PreparedStatement ps = connection.prepareStatement(insertBatch)) {
+      String[][] columns = {ids, types, sources, aggregates, payloads, traces};
+      Array[] arrays = new Array[columns.length];
+      for (int i = 0; i < columns.length; i++) {
+        arrays[i] = connection.createArrayOf("text", columns[i]);
+        ps.setArray(i + 1, arrays[i]);
+      }
+      int inserted = ps.executeUpdate();
+      for (Array array : arrays) {
+        array.free();
+      }
+      return inserted;
+    }
+  }
+}

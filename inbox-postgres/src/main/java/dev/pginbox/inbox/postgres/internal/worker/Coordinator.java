@@ -1,0 +1,235 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.WorkerListener.DispatchReason;
+import dev.pginbox.inbox.WorkerListener.WakeUpCause;
+import dev.pginbox.inbox.WorkerOptions;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.Set;
+
+/**
+ * The batching rule (a full batch at once, a partial one after the batch timeout), on one thread
+ * with its own connection for counting:
+ *
+ * <ul>
+ *   <li>on every wake-up (notification, poll interval, batch timeout, (re)connection) count the
+ *       waiting messages in the database, capped, minus those already dispatched; notifications are
+ *       only a hint, so folded or lost ones lose nothing;
+ *   <li>at least a batch waiting: dispatch a full batch at once, and look again right away (full
+ *       batches go out back to back while processors are free);
+ *   <li>fewer: dispatch once the batch timeout has passed since the first wake-up that saw them (at
+ *       once with a zero timeout);
+ *   <li>no notification for a poll interval: look anyway.
+ * </ul>
+ *
+ * <p>Hints skip the count where it would only add a round trip. A batch that came back full is
+ * followed by the next at once, which must be full too or is given back (then a count decides).
+ * With a zero batch timeout or a batch size of one, any waiting message makes a batch to send at
+ * once: a notification goes straight to a processor, handed over by the listener thread itself (see
+ * {@link NotificationListener}); this thread keeps those that found every processor busy. The
+ * (re)connection and poll looks still count, at least once a poll interval, which keeps this
+ * thread's connection in use.
+ */
+final class Coordinator implements Runnable {
+
+  private final WorkerRun run;
+  private final WorkerContext ctx;
+  private final Wakeups wakeups;
+  private final boolean primary;
+  private final long batchTimeoutNanos;
+  private final long pollNanos;
+  private final int batchSize;
+
+  /** Any waiting message makes a batch: a hint is dispatched without counting. */
+  private final boolean claimOnHint;
+
+  /** A notification the listener could not hand over came since the last dispatch. */
+  private boolean hinted;
+
+  /** A batch came back full since the last dispatch: more are probably waiting. */
+  private boolean full;
+
+  /** Messages were waiting at the last look, first seen at {@link #firstSeen} (System.nanoTime). */
+  private boolean seen;
+
+  private long firstSeen;
+
+  Coordinator(WorkerRun run, WorkerContext ctx, Wakeups wakeups) {
+    this.run = run;
+    this.ctx = ctx;
+    this.wakeups = wakeups;
+    // Without LISTEN this connection is the one whose state the application hears about.
+    this.primary = !ctx.options().listen();
+    this.batchTimeoutNanos = ctx.options().batchTimeout().toNanos();
+    this.pollNanos = ctx.options().pollInterval().toNanos();
+    this.batchSize = ctx.options().batchSize();
+    this.claimOnHint = claimsOnHint(ctx.options());
+  }
+
+  /** Whether any waiting message makes a batch to send at once, so a hint needs no count. */
+  static boolean claimsOnHint(WorkerOptions options) {
+    return options.batchTimeout().isZero() || options.batchSize() == 1;
+  }
+
+  @Override
+  public void run() {
+    ReconnectLoop.run(
+        run,
+        ctx,
+        "coordinator",
+        primary,
+        (wc, connected) -> {
+          connected.run();
+          loop(wc);
+        });
+  }
+
+  private void loop(WorkerConnection wc) throws SQLException, InterruptedException {
+    seen = false;
+    hinted = false;
+    full = false;
+    long nextPoll = System.nanoTime();
+    // Whatever happened while disconnected, look at once.
+    Next next = new Next(true, WakeUpCause.CONNECTED);
+    while (!run.stopping()) {
+      if (next.cause() != null) {
+        ctx.metrics().wakeUp(next.cause());
+        ctx.listener().wakeUp(next.cause());
+      }
+      boolean free = run.hasFreeSlot();
+      if (next.look() && free && dispatchesWithoutCount(next, nextPoll)) {
+        dispatchOnHint();
+      } else if (next.look()) {
+        nextPoll = System.nanoTime() + pollNanos;
+        if (free) {
+          lookAndDispatch(wc);
+        }
+      }
+      long deadline = nextPoll;
+      // With every processor busy an expired timer can wait for the next BATCH_DONE.
+      if (seen && free) {
+        deadline = Math.min(deadline, firstSeen + batchTimeoutNanos);
+      }
+      Set<Wakeups.Event> events = wakeups.awaitUntil(deadline);
+      if (events.contains(Wakeups.Event.STOP)) {
+        return;
+      }
+      if (events.contains(Wakeups.Event.SLOT_FREE)
+          && !events.contains(Wakeups.Event.BATCH_DONE)
+          && !events.contains(Wakeups.Event.BATCH_FULL)) {
+        // A processor came back empty-handed: what we counted is held by someone else (another
+        // process's open batch). Wait for a real wake-up rather than dispatch again in a loop.
+        seen = false;
+      }
+      hinted |= events.contains(Wakeups.Event.NOTIFY) || events.contains(Wakeups.Event.HINT);
+      full |= events.contains(Wakeups.Event.BATCH_FULL);
+      next = next(events, System.nanoTime(), nextPoll);
+    }
+  }
+
+  /**
+   * A hint goes straight to a processor, but at least once a poll interval the look counts:
+   * counting is what notices that this thread's connection died.
+   */
+  private boolean dispatchesWithoutCount(Next next, long nextPoll) {
+    return (full || (claimOnHint && hinted)) && !next.counts() && System.nanoTime() < nextPoll;
+  }
+
+  /**
+   * After a full batch the next goes out without a count (full batches back to back); under the
+   * batch timeout it must be full too, or the processor gives it back and a count decides (the
+   * timeout then applies to the rest). If a processor is still free, a count looks for it.
+   */
+  private void dispatchOnHint() {
+    if (full && !claimOnHint) {
+      run.dispatch(DispatchReason.MAX_REACHED, batchSize);
+    } else {
+      run.dispatch(null, 1);
+    }
+    if (full && run.hasFreeSlot()) {
+      wakeups.post(Wakeups.Event.RECHECK);
+    }
+    hinted = false;
+    full = false;
+  }
+
+  /**
+   * Counts the waiting messages and applies the batching rule: a full batch now, fewer at the
+   * timeout.
+   */
+  private void lookAndDispatch(WorkerConnection wc) throws SQLException {
+    hinted = false;
+    full = false;
+    int reserved = run.reserved();
+    int available = count(wc, batchSize + reserved) - reserved;
+    long now = System.nanoTime();
+    if (available <= 0) {
+      seen = false;
+      return;
+    }
+    if (!seen) {
+      seen = true;
+      firstSeen = now;
+    }
+    if (available >= batchSize) {
+      run.dispatch(DispatchReason.MAX_REACHED, 1);
+      wakeups.post(Wakeups.Event.RECHECK);
+    } else if (now - firstSeen >= batchTimeoutNanos) {
+      run.dispatch(DispatchReason.TIMEOUT, 1);
+      seen = false;
+    }
+  }
+
+  /** Whether to look again after these events, and the wake-up cause to report (null: none). */
+  private Next next(Set<Wakeups.Event> events, long now, long nextPoll) {
+    if (events.contains(Wakeups.Event.CONNECTED)) {
+      return new Next(true, WakeUpCause.CONNECTED);
+    }
+    if (events.contains(Wakeups.Event.NOTIFY)) {
+      return new Next(true, WakeUpCause.NOTIFY);
+    }
+    if (events.contains(Wakeups.Event.BATCH_DONE)
+        || events.contains(Wakeups.Event.BATCH_FULL)
+        || events.contains(Wakeups.Event.RECHECK)
+        || events.contains(Wakeups.Event.HINT)) {
+      return new Next(true, null); // internal: look again, full batches go out back to back
+    }
+    if (full || (claimOnHint && hinted)) {
+      return new Next(true, null); // a hint that waited for a free processor
+    }
+    if (seen && now - firstSeen >= batchTimeoutNanos) {
+      return new Next(true, WakeUpCause.TIMEOUT);
+    }
+    if (now >= nextPoll) {
+      return new Next(true, WakeUpCause.POLL);
+    }
+    return new Next(false, null);
+  }
+
+  private record Next(boolean look, WakeUpCause cause) {
+    /** A (re)connection or poll look always counts: the count is what notices a dead connection. */
+    boolean counts() {
+      return cause == WakeUpCause.CONNECTED || cause == WakeUpCause.POLL;
+    }
+  }
+
+  private int count(WorkerConnection wc, int cap) throws SQLException {
+    PreparedStatement ps = wc.statement("count_waiting");
+    ps.setString(1, ctx.inbox());
+    ps.setInt(2, cap);
+    int[] buckets = ctx.scope().bucketsForCount();
+    if (buckets == null) {
+      ps.setNull(3, Types.ARRAY);
+    } else if (buckets.length == 0) {
+      return 0;
+    } else {
+      ps.setArray(3, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
+    }
+    try (ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+}

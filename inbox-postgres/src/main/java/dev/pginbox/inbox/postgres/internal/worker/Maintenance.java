@@ -1,0 +1,129 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Periodic work off the hot path, on one thread and connection: the pending gauges, and the
+ * retention sweep ({@code inbox.purge_inbox} in small batches, one elected worker at a time through
+ * a transaction-level advisory lock taken in the purge transaction itself).
+ */
+final class Maintenance {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Maintenance.class);
+
+  /**
+   * A sweep stops after this many batches and goes on at the next interval, so it never runs long.
+   */
+  private static final int MAX_BATCHES_PER_SWEEP = 100;
+
+  private final WorkerContext ctx;
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper();
+
+  private WorkerConnection wc;
+  private volatile boolean purgeMissingLogged;
+
+  Maintenance(WorkerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  void refreshGauges() {
+    try {
+      PreparedStatement ps = connection().statement("pending_gauges");
+      ps.setString(1, ctx.inbox());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        ctx.metrics().pending(rs.getLong(1), rs.getDouble(2));
+      }
+      wc.connection().commit();
+    } catch (SQLException | RuntimeException e) {
+      failed("refreshing the pending gauges", e);
+    }
+  }
+
+  /** One sweep; returns the rows deleted, or -1 when another worker holds the retention lock. */
+  long sweep() {
+    long total = 0;
+    try {
+      for (int i = 0; i < MAX_BATCHES_PER_SWEEP; i++) {
+        PreparedStatement ps = connection().statement("purge");
+        ps.setString(1, ctx.inbox());
+        ps.setString(2, ctx.inbox());
+        ps.setInt(3, ctx.retentionBatchSize());
+        String json;
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          json = rs.getString(1);
+        }
+        wc.connection().commit();
+        if (json == null) {
+          return i == 0 ? -1 : total;
+        }
+        total += changedRows(json);
+        if (!JSON.readTree(json).path("more").asBoolean(false)) {
+          break;
+        }
+      }
+      if (total > 0) {
+        LOG.info("inbox {}: retention deleted or stripped {} rows", ctx.inbox(), total);
+      }
+      return total;
+    } catch (SQLException e) {
+      if ("42883".equals(e.getSQLState())) {
+        // inbox.purge_inbox is not installed (an older SQL API): retention is skipped, said once.
+        if (!purgeMissingLogged) {
+          purgeMissingLogged = true;
+          LOG.warn(
+              "inbox {}: inbox.purge_inbox is missing; retention skipped until the SQL API is upgraded",
+              ctx.inbox());
+        }
+        if (wc != null) {
+          wc.rollbackQuietly();
+        }
+        return 0;
+      }
+      failed("the retention sweep", e);
+      return 0;
+    } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
+      failed("the retention sweep", e);
+      return 0;
+    }
+  }
+
+  /** The rows a purge_inbox step changed: the sum of its "deleted_*" and "stripped_*" counts. */
+  static long changedRows(String json) throws com.fasterxml.jackson.core.JsonProcessingException {
+    long sum = 0;
+    var fields = JSON.readTree(json).fields();
+    while (fields.hasNext()) {
+      var field = fields.next();
+      if ((field.getKey().startsWith("deleted") || field.getKey().startsWith("stripped"))
+          && field.getValue().canConvertToLong()) {
+        sum += field.getValue().asLong();
+      }
+    }
+    return sum;
+  }
+
+  private WorkerConnection connection() throws SQLException {
+    if (wc == null) {
+      wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "maintenance");
+    }
+    return wc;
+  }
+
+  private void failed(String what, Exception e) {
+    LOG.warn("inbox {}: {} failed: {}", ctx.inbox(), what, e.getMessage());
+    close();
+  }
+
+  void close() {
+    if (wc != null) {
+      wc.close();
+      wc = null;
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.InboxNotFoundException;
+import dev.pginbox.inbox.WorkerListener.WakeUpCause;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * Holds the LISTEN connection and turns notifications into coordinator wake-ups. After every
+ * (re)connection it posts CONNECTED, so the coordinator counts at once: notifications sent while
+ * the connection was down are lost for good.
+ */
+final class NotificationListener implements Runnable {
+
+  /**
+   * How long one wait for notifications lasts; stop() aborts the connection rather than waiting
+   * this out.
+   */
+  private static final int WAIT_MILLIS = 5_000;
+
+  private final WorkerRun run;
+  private final WorkerContext ctx;
+  private final Wakeups wakeups;
+  private final String channel;
+
+  NotificationListener(WorkerRun run, WorkerContext ctx, Wakeups wakeups, String channel) {
+    this.run = run;
+    this.ctx = ctx;
+    this.wakeups = wakeups;
+    this.channel = channel;
+  }
+
+  @Override
+  public void run() {
+    ReconnectLoop.run(run, ctx, "listener", true, this::listen);
+  }
+
+  private void listen(WorkerConnection wc, Runnable connected) throws SQLException {
+    String channel = this.channel != null ? this.channel : channelOf(wc);
+    if (channel == null) {
+      run.fail(
+          new InboxNotFoundException(
+              "inbox " + ctx.inbox() + " does not exist", ctx.inbox(), null));
+      return;
+    }
+    try (Statement s = wc.connection().createStatement()) {
+      s.execute("LISTEN \"" + channel.replace("\"", "\"\"") + "\"");
+    }
+    PromptNotifications.enable(wc.connection());
+    connected.run();
+    wakeups.post(Wakeups.Event.CONNECTED);
+    PGConnection pg = wc.connection().unwrap(PGConnection.class);
+    while (!run.stopping()) {
+      PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
+      if (notifications != null && notifications.length > 0) {
+        notified();
+      }
+    }
+  }
+
+  /**
+   * When any waiting message makes a batch, a free processor is handed the claim from here: one
+   * thread hand-over less between the notification and the claim (the coordinator only keeps the
+   * hint for later when every processor is busy). Otherwise the coordinator counts first.
+   */
+  private void notified() {
+    if (!Coordinator.claimsOnHint(ctx.options())) {
+      wakeups.post(Wakeups.Event.NOTIFY);
+      return;
+    }
+    ctx.metrics().wakeUp(WakeUpCause.NOTIFY);
+    ctx.listener().wakeUp(WakeUpCause.NOTIFY);
+    if (!run.dispatch(null, 1)) {
+      wakeups.post(Wakeups.Event.HINT);
+    }
+  }
+
+  /** The inbox's own channel from its catalog row; null when there is no such inbox. */
+  private String channelOf(WorkerConnection wc) throws SQLException {
+    PreparedStatement ps = wc.statement("inbox_config");
+    ps.setString(1, ctx.inbox());
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getString(1) : null;
+    }
+  }
+}

@@ -1,0 +1,75 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps one long-lived connection of a worker thread (the listener's, the coordinator's) alive:
+ * opens it, runs the thread's session on it, and after a connection failure retries with capped
+ * exponential backoff until the run stops. A session that returns normally ends the loop.
+ */
+final class ReconnectLoop {
+
+  /** The thread's work on one connection; it calls {@code connected.run()} once it is ready. */
+  interface Session {
+    void run(WorkerConnection connection, Runnable connected)
+        throws SQLException, InterruptedException;
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(ReconnectLoop.class);
+
+  private ReconnectLoop() {}
+
+  /**
+   * @param reportsState whether this connection's losses are the ones the application's listener
+   *     hears about (the LISTEN connection, or the coordinator's in poll-only mode)
+   */
+  static void run(
+      WorkerRun run, WorkerContext ctx, String role, boolean reportsState, Session session) {
+    Backoff backoff =
+        new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
+    try {
+      while (!run.stopping()) {
+        WorkerConnection wc = null;
+        try {
+          wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, role);
+          run.register(wc);
+          session.run(
+              wc,
+              () -> {
+                backoff.reset();
+                if (reportsState) {
+                  ctx.listener().connected();
+                }
+              });
+          return;
+        } catch (SQLException e) {
+          if (run.stopping()) {
+            return;
+          }
+          Duration delay = backoff.next();
+          ctx.metrics().reconnects.increment();
+          LOG.warn(
+              "inbox {}: {} connection failed ({}); retrying in {} ms",
+              ctx.inbox(),
+              role,
+              e.getMessage(),
+              delay.toMillis());
+          if (reportsState) {
+            ctx.listener().connectionLost(e, delay);
+          }
+          run.sleep(delay);
+        } finally {
+          if (wc != null) {
+            run.unregister(wc);
+            wc.close();
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

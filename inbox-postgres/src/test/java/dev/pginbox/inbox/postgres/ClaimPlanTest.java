@@ -1,0 +1,78 @@
+package dev.pginbox.inbox.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pginbox.inbox.NewMessage;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A queue's statistics are always stale. Analyzed while nothing was pending, the planner believes
+ * the pending rows' partial indexes empty and, for the claim's UPDATE, preferred scanning one of
+ * them (filtering on ctid) over the TID scan: every claim then read the whole backlog, and a drain
+ * of 100,000 slowed tenfold (docs/performance-notes.md §6). The claim's plans are read here with
+ * auto_explain at NOTICE level.
+ */
+class ClaimPlanTest extends InboxTestSupport {
+
+  @ParameterizedTest(name = "ordered={0}")
+  @ValueSource(booleans = {false, true})
+  void after_statistics_that_saw_no_backlog_the_claim_updates_by_tid(boolean ordered)
+      throws Exception {
+    String name = ordered ? "plan_ordered" : "plan_plain";
+    PostgresInbox inbox = manager.createInbox(name);
+    if (ordered) {
+      manager.enableOrdering(name);
+    }
+    inbox.send(NewMessage.of("first", "t", "a0", null));
+    jdbi.useTransaction(
+        h -> h.select("SELECT count(*) FROM inbox.claim_" + name + "(10)").mapTo(Long.class).one());
+    sql("ANALYZE inbox." + name); // statistics: nothing pending
+    inbox.sendAll(
+        IntStream.range(0, 5_000)
+            .mapToObj(i -> NewMessage.of("m" + i, "t", "a" + i, null))
+            .toList());
+
+    List<String> plans = claimPlans(name);
+
+    String update =
+        plans.stream().filter(p -> p.contains("Update on " + name)).findFirst().orElseThrow();
+    assertThat(update).contains("Tid Scan on " + name + " m");
+    assertThat(update).doesNotContainPattern("Index (Only )?Scan using \\w+ on " + name + " m\\b");
+    if (ordered) {
+      // The ordered claim re-reads its window's rows (alias c) by TID too.
+      assertThat(update).contains("Tid Scan on " + name + " c");
+      assertThat(update)
+          .doesNotContainPattern("Index (Only )?Scan using \\w+ on " + name + " c\\b");
+    }
+  }
+
+  /** The plans of the statements inside one claim of 100, rolled back. */
+  private static List<String> claimPlans(String name) throws Exception {
+    List<String> plans = new ArrayList<>();
+    try (Connection c = database.connect();
+        Statement s = c.createStatement()) {
+      s.execute("LOAD 'auto_explain'");
+      s.execute("SET auto_explain.log_min_duration = 0");
+      s.execute("SET auto_explain.log_nested_statements = on");
+      s.execute("SET auto_explain.log_level = notice");
+      c.setAutoCommit(false);
+      try (ResultSet rs = s.executeQuery("SELECT count(*) FROM inbox.claim_" + name + "(100)")) {
+        rs.next();
+        assertThat(rs.getInt(1)).isEqualTo(100);
+      }
+      for (SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
+        plans.add(w.getMessage());
+      }
+      c.rollback();
+    }
+    return plans;
+  }
+}

@@ -1,0 +1,174 @@
+package dev.pginbox.inbox.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pginbox.inbox.EventTypeStats;
+import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.InboxOptions;
+import dev.pginbox.inbox.InvalidInboxArgumentException;
+import dev.pginbox.inbox.MarkFailedResult;
+import dev.pginbox.inbox.NewMessage;
+import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+class SendAndViewsTest extends InboxTestSupport {
+
+  private static List<NewMessage> messages(String prefix, int n, String type) {
+    return IntStream.range(0, n)
+        .mapToObj(i -> NewMessage.of(prefix + i, type, "agg-" + (i % 3), "{\"n\":" + i + "}"))
+        .toList();
+  }
+
+  @Test
+  void duplicate_event_ids_are_ignored_alone_and_in_a_batch() {
+    PostgresInbox inbox = manager.createInbox("dups");
+    assertThat(inbox.send(NewMessage.of("e1", "t", "a", "{}"))).isTrue();
+    assertThat(inbox.send(NewMessage.of("e1", "other", "b", "{}"))).isFalse();
+    List<NewMessage> batch = new ArrayList<>(messages("e", 5, "t"));
+    batch.add(NewMessage.of("e3", "t", "a", null)); // duplicate inside the batch itself
+    assertThat(inbox.sendAll(batch)).isEqualTo(4); // e0, e2, e3, e4 (e1 exists)
+    assertThat(count("SELECT count(*) FROM inbox.dups")).isEqualTo(5);
+    assertThat(strings("SELECT event_type FROM inbox.dups WHERE event_id = 'e1'"))
+        .containsExactly("t");
+    assertThat(inbox.sendAll(List.of())).isZero();
+  }
+
+  @Test
+  void sixteen_concurrent_writers_of_the_same_ids_give_one_row_each_and_no_error()
+      throws Exception {
+    PostgresInbox inbox = manager.createInbox("concurrent");
+    List<NewMessage> batch = messages("c", 300, "t");
+    int writers = 16;
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      List<Future<Integer>> results = new ArrayList<>();
+      for (int w = 0; w < writers; w++) {
+        List<NewMessage> mine = new ArrayList<>(batch);
+        java.util.Collections.shuffle(mine, new java.util.Random(w));
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  int inserted = 0;
+                  // Half in one batch, the rest one by one: both paths race on the same keys.
+                  inserted += inbox.sendAll(mine.subList(0, 280));
+                  for (NewMessage m : mine.subList(280, 300)) {
+                    inserted += inbox.send(m) ? 1 : 0;
+                  }
+                  return inserted;
+                }));
+      }
+      start.countDown();
+      int total = 0;
+      for (Future<Integer> f : results) {
+        total += f.get(60, TimeUnit.SECONDS);
+      }
+      assertThat(total).isEqualTo(300);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(count("SELECT count(*) FROM inbox.concurrent")).isEqualTo(300);
+    assertThat(count("SELECT count(DISTINCT event_id) FROM inbox.concurrent")).isEqualTo(300);
+  }
+
+  @Test
+  void views_follow_inserts_failures_and_processing() {
+    PostgresInbox inbox =
+        manager.createInbox("views", InboxOptions.builder().maxRetries(2).build());
+    inbox.sendAll(
+        List.of(
+            NewMessage.of("a1", "alpha", "x", "{\"k\":1}"),
+            NewMessage.of("a2", "alpha", "x", null),
+            NewMessage.of("b1", "beta", "y", "[]")));
+    assertThat(inbox.pending(10))
+        .extracting(InboxMessage::eventId)
+        .containsExactly("a1", "a2", "b1");
+    assertThat(inbox.pending(10).get(0).payload()).isEqualTo("{\"k\": 1}");
+    assertThat(inbox.deadLetters(10)).isEmpty();
+
+    // processed: leaves _pending; a failure that is not the last stays pending with its error
+    assertThat(inbox.markProcessed("a1")).isTrue();
+    assertThat(inbox.markProcessed("a1")).isFalse();
+    assertThat(inbox.markFailed("a2", "boom")).isEqualTo(MarkFailedResult.RETRY);
+    assertThat(inbox.pending(10)).extracting(InboxMessage::eventId).containsExactly("a2", "b1");
+    assertThat(inbox.pending(10).get(0).error()).isEqualTo("boom");
+    assertThat(inbox.pending(10).get(0).retryCount()).isEqualTo(1);
+
+    // the second failure of max_retries = 2 moves it to the DLQ
+    assertThat(inbox.markFailed("a2", "boom again")).isEqualTo(MarkFailedResult.DEAD);
+    assertThat(inbox.markFailed("a2", "after death")).isEqualTo(MarkFailedResult.UNCHANGED);
+    assertThat(inbox.pending(10)).extracting(InboxMessage::eventId).containsExactly("b1");
+    assertThat(inbox.deadLetters(10))
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.eventId()).isEqualTo("a2");
+              assertThat(m.error()).isEqualTo("boom again");
+              assertThat(m.retryCount()).isEqualTo(2);
+            });
+    assertThat(strings("SELECT event_id FROM inbox.views_dlq")).containsExactly("a2");
+
+    assertThat(inbox.stats())
+        .containsExactlyInAnyOrder(
+            new EventTypeStats("alpha", 0, 1, 1, 2), new EventTypeStats("beta", 1, 0, 0, 1));
+  }
+
+  @Test
+  void sending_in_the_callers_transaction_commits_or_rolls_back_with_it() throws Exception {
+    PostgresInbox inbox = manager.createInbox("in_tx");
+    jdbi.useHandle(
+        h -> {
+          h.begin();
+          assertThat(inbox.send(h, NewMessage.of("rolled-back", "t", "a", "{}"))).isTrue();
+          assertThat(inbox.sendAll(h, messages("rb", 3, "t"))).isEqualTo(3);
+          h.rollback();
+          h.begin();
+          inbox.send(h, NewMessage.of("committed-handle", "t", "a", "{}"));
+          h.commit();
+        });
+    try (Connection c = database.connect()) {
+      c.setAutoCommit(false);
+      inbox.send(c, NewMessage.of("committed-connection", "t", "a", "{}"));
+      inbox.sendAll(c, messages("conn", 2, "t"));
+      assertThat(count("SELECT count(*) FROM inbox.in_tx"))
+          .as("not visible before commit")
+          .isEqualTo(1);
+      c.commit();
+    }
+    assertThat(strings("SELECT event_id FROM inbox.in_tx ORDER BY event_id"))
+        .containsExactly("committed-connection", "committed-handle", "conn0", "conn1");
+  }
+
+  @Test
+  void a_payload_that_is_not_json_is_an_invalid_argument() {
+    PostgresInbox inbox = manager.createInbox("bad_json");
+    assertThatThrownBy(() -> inbox.send(NewMessage.of("x", "t", "a", "{not json")))
+        .isInstanceOf(InvalidInboxArgumentException.class)
+        .satisfies(
+            e -> assertThat(((InvalidInboxArgumentException) e).inbox()).contains("bad_json"));
+  }
+
+  @Test
+  void one_notification_per_insert_statement_on_the_inbox_channel() throws Exception {
+    PostgresInbox inbox = manager.createInbox("notified");
+    try (Connection listener = database.connect()) {
+      listener.createStatement().execute("LISTEN inbox_notified");
+      inbox.sendAll(messages("n", 50, "t"));
+      org.postgresql.PGConnection pg = listener.unwrap(org.postgresql.PGConnection.class);
+      org.postgresql.PGNotification[] got = pg.getNotifications(10_000);
+      assertThat(got).hasSize(1);
+      assertThat(got[0].getName()).isEqualTo("inbox_notified");
+      assertThat(got[0].getParameter()).isEqualTo("notified");
+    }
+  }
+}

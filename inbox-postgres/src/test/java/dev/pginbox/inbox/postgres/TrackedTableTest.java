@@ -1,0 +1,234 @@
+package dev.pginbox.inbox.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pginbox.inbox.HealthStatus;
+import dev.pginbox.inbox.InboxAlreadyExistsException;
+import dev.pginbox.inbox.InboxException;
+import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.InvalidInboxArgumentException;
+import dev.pginbox.inbox.MarkFailedResult;
+import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.PurgeResult;
+import dev.pginbox.inbox.TrackingSpec;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Bring-your-own-table inboxes: renamed columns, a real name different from the inbox name. */
+class TrackedTableTest extends InboxTestSupport {
+
+  private static final String COLUMNS =
+      "(msg_id uuid PRIMARY KEY DEFAULT gen_random_uuid(), type text NOT NULL,"
+          + " done_at timestamptz, arrived timestamptz NOT NULL DEFAULT now(), agg text, attempts int, last_error text,"
+          + " body jsonb)";
+
+  @BeforeAll
+  static void schema() {
+    sql("CREATE SCHEMA app");
+  }
+
+  private static TrackingSpec.Builder spec(String name, String table) {
+    return TrackingSpec.builder(name, table)
+        .idColumn("msg_id")
+        .processedAtColumn("done_at")
+        .eventTypeColumn("type")
+        .receivedAtColumn("arrived")
+        .aggregateColumn("agg")
+        .retryCountColumn("attempts")
+        .errorColumn("last_error")
+        .maxRetries(2);
+  }
+
+  private static String idOf(String table, String type) {
+    return strings("SELECT msg_id::text FROM " + table + " WHERE type = ?", type).get(0);
+  }
+
+  private static String tableDefinition(String table) {
+    return String.join(
+            ",",
+            strings(
+                "SELECT attname || ' ' || format_type(atttypid, atttypmod) || attnotnull"
+                    + " FROM pg_attribute WHERE attrelid = ?::regclass AND attnum > 0 ORDER BY attnum",
+                table))
+        + "|"
+        + String.join(
+            ",",
+            strings(
+                "SELECT indexrelid::regclass::text FROM pg_index WHERE indrelid = ?::regclass",
+                table))
+        + "|"
+        + count("SELECT count(*) FROM pg_trigger WHERE tgrelid = ?::regclass", table);
+  }
+
+  @Test
+  void views_health_marks_replay_and_status_work_on_the_real_table_which_is_never_altered() {
+    sql("CREATE TABLE app.incoming_events " + COLUMNS);
+    String before = tableDefinition("app.incoming_events");
+    PostgresInbox inbox = manager.enableTracking(spec("incoming", "app.incoming_events").build());
+    assertThat(inbox.managed()).isFalse();
+    assertThat(tableDefinition("app.incoming_events")).isEqualTo(before);
+
+    sql(
+        "INSERT INTO app.incoming_events (type, agg, body) VALUES ('order', 'A', '{}'), ('order', 'B', NULL),"
+            + " ('invoice', 'C', NULL)");
+    // one INSERT: equal arrival times, so the id breaks the tie (a tracked table has no arrival
+    // counter)
+    assertThat(inbox.pending(10))
+        .extracting(InboxMessage::eventType)
+        .containsExactlyInAnyOrder("order", "order", "invoice");
+    assertThat(strings("SELECT type FROM inbox.incoming_pending")).hasSize(3);
+
+    String invoice = idOf("app.incoming_events", "invoice");
+    assertThat(inbox.markFailed(invoice, "no such customer")).isEqualTo(MarkFailedResult.RETRY);
+    assertThat(inbox.markFailed(invoice, "still no such customer"))
+        .isEqualTo(MarkFailedResult.DEAD);
+    assertThat(inbox.deadLetters(10))
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.eventId()).isEqualTo(invoice);
+              assertThat(m.error()).isEqualTo("still no such customer");
+              assertThat(m.aggregateId()).isEqualTo("C");
+              assertThat(m.bucket()).isEqualTo(dev.pginbox.inbox.Partitioning.bucketOf("C"));
+            });
+    assertThat(strings("SELECT msg_id::text FROM inbox.incoming_dlq")).containsExactly(invoice);
+
+    String firstOrder =
+        strings("SELECT msg_id::text FROM app.incoming_events WHERE agg = 'A'").get(0);
+    assertThat(inbox.markProcessed(firstOrder)).isTrue();
+    var health = inbox.health();
+    assertThat(health.pendingCount()).isEqualTo(1);
+    assertThat(health.dlqCount()).isEqualTo(1);
+    assertThat(health.throughputPerMinute()).isEqualTo(1);
+    assertThat(health.status()).isEqualTo(HealthStatus.DEGRADED);
+    assertThat(inbox.stats())
+        .extracting(s -> s.eventType() + ":" + s.pending() + "/" + s.processed() + "/" + s.dead())
+        .containsExactlyInAnyOrder("invoice:0/0/1", "order:1/1/0");
+
+    assertThat(inbox.replayEventType("order")).as("only dead letters").isZero();
+    assertThat(inbox.replay(List.of(invoice, firstOrder))).isEqualTo(1);
+    assertThat(
+            strings(
+                "SELECT attempts || ':' || last_error FROM app.incoming_events WHERE msg_id = ?::uuid",
+                invoice))
+        .containsExactly("0:still no such customer");
+    assertThat(inbox.health().status()).isEqualTo(HealthStatus.HEALTHY);
+    assertThat(inbox.status().json()).contains("\"table\": \"app.incoming_events\"");
+    assertThat(inbox.purge(100))
+        .as("retention is off for tracked tables by default")
+        .isEqualTo(new PurgeResult(0, 0, 0, false));
+    assertThat(tableDefinition("app.incoming_events")).isEqualTo(before);
+  }
+
+  @Test
+  void ordering_and_priority_work_through_the_views() {
+    sql("CREATE TABLE app.ordered_events " + COLUMNS);
+    PostgresInbox inbox =
+        manager.enableTracking(spec("tracked_order", "app.ordered_events").build());
+    sql(
+        "INSERT INTO app.ordered_events (type, agg, arrived) VALUES ('low', 'A', now() - interval '3 s'),"
+            + " ('high', 'A', now() - interval '2 s'), ('high', 'B', now() - interval '1 s')");
+    manager.enablePriority("tracked_order", "type", Map.of("high", 1, "low", 9));
+    assertThat(inbox.pending(10))
+        .extracting(m -> m.eventType() + m.aggregateId())
+        .containsExactly("highA", "highB", "lowA");
+    manager.enableOrdering("tracked_order", "agg", "arrived");
+    assertThat(strings("SELECT type || agg FROM inbox.next_tracked_order ORDER BY agg"))
+        .containsExactly("lowA", "highB");
+  }
+
+  @Test
+  void a_table_without_optional_columns_works_and_replay_explains_what_is_missing() {
+    sql("CREATE TABLE app.minimal (id text PRIMARY KEY, kind text, handled_at timestamp)");
+    PostgresInbox inbox =
+        manager.enableTracking(
+            TrackingSpec.builder("minimal", "app.minimal")
+                .idColumn("id")
+                .eventTypeColumn("kind")
+                .processedAtColumn("handled_at")
+                .receivedAtColumn(null)
+                .aggregateColumn(null)
+                .retryCountColumn(null)
+                .errorColumn(null)
+                .build());
+    sql("INSERT INTO app.minimal VALUES ('m1', 'k', NULL), ('m2', 'k', NULL)");
+    assertThat(inbox.markProcessed("m1")).isTrue();
+    assertThat(inbox.health().pendingCount()).isEqualTo(1);
+    assertThat(inbox.pending(10)).extracting(InboxMessage::eventId).containsExactly("m2");
+    assertThatThrownBy(() -> inbox.replay(List.of("m2")))
+        .isInstanceOf(InboxException.class)
+        .hasMessageContaining("no retry count column");
+    assertThatThrownBy(() -> inbox.send(NewMessage.of("m3", "k", null, null)))
+        .isInstanceOf(InboxException.class)
+        .hasMessageContaining("tracks an application table");
+  }
+
+  @Test
+  void tracking_validates_table_and_columns_and_creates_nothing_on_error() {
+    sql("CREATE TABLE app.validated " + COLUMNS);
+    assertThatThrownBy(() -> manager.enableTracking(spec("v1", "app.nope").build()))
+        .isInstanceOf(InvalidInboxArgumentException.class)
+        .hasMessageContaining("does not exist");
+    assertThatThrownBy(
+            () ->
+                manager.enableTracking(
+                    spec("v2", "app.validated; drop table app.validated").build()))
+        .isInstanceOf(InvalidInboxArgumentException.class);
+    assertThatThrownBy(
+            () -> manager.enableTracking(spec("v3", "app.validated").idColumn("event_id").build()))
+        .isInstanceOf(InvalidInboxArgumentException.class)
+        .hasMessageContaining("event_id");
+    assertThatThrownBy(
+            () ->
+                manager.enableTracking(
+                    spec("v4", "app.validated").retryCountColumn("type").build()))
+        .isInstanceOf(InvalidInboxArgumentException.class)
+        .hasMessageContaining("retry_count column");
+    assertThatThrownBy(
+            () ->
+                manager.enableTracking(
+                    spec("v5", "app.validated").processedAtColumn("agg").build()))
+        .isInstanceOf(InvalidInboxArgumentException.class);
+    assertThat(manager.names()).noneMatch(n -> n.matches("v[1-5]"));
+
+    manager.enableTracking(spec("v6", "app.validated").build());
+    assertThatThrownBy(() -> manager.enableTracking(spec("v7", "app.validated").build()))
+        .isInstanceOf(InboxAlreadyExistsException.class)
+        .hasMessageContaining("already belongs to inbox");
+  }
+
+  @Test
+  void dropping_a_tracked_inbox_never_drops_the_table_with_or_without_cascade() {
+    for (boolean cascade : new boolean[] {false, true}) {
+      String table = "app.kept_" + cascade;
+      sql("CREATE TABLE " + table + " " + COLUMNS);
+      sql("INSERT INTO " + table + " (type) VALUES ('x')");
+      manager.enableTracking(spec("kept_" + cascade, table).build());
+      manager.dropInbox("kept_" + cascade, cascade);
+      assertThat(count("SELECT count(*) FROM " + table)).isEqualTo(1);
+      assertThat(strings("SELECT to_regclass('inbox.kept_" + cascade + "_pending')::text"))
+          .containsExactly((String) null);
+    }
+  }
+
+  @Test
+  void the_worker_functions_refuse_a_tracked_table_by_name() {
+    sql("CREATE TABLE app.refused " + COLUMNS);
+    manager.enableTracking(spec("refused", "app.refused").build());
+    for (String call :
+        List.of(
+            "inbox.count_waiting('refused', 10)",
+            "inbox.mark_dead('refused', 'x', 'e')",
+            "inbox.record_failures('refused', '{x}', '{e}', '{NULL}', '{false}')")) {
+      String function = call.substring("inbox.".length(), call.indexOf('('));
+      assertThatThrownBy(() -> strings("SELECT count(*)::text FROM " + call))
+          .hasMessageContaining(function + " needs a managed inbox; 'refused' is tracked")
+          .rootCause()
+          .isInstanceOfSatisfying(
+              java.sql.SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("0A000"));
+    }
+  }
+}

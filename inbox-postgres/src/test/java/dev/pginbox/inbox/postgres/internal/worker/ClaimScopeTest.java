@@ -1,0 +1,39 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.Partitioning;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+class ClaimScopeTest {
+
+  @Test
+  void the_only_static_partition_claims_without_a_bucket_filter() throws Exception {
+    ClaimScope scope = new ClaimScope(PartitionAssignment.of(0, 1), "orders", "w1");
+    assertThat(scope.bucketsForCount()).isNull();
+    assertThat(scope.bucketsForClaim(null)).isNull();
+  }
+
+  @Test
+  void one_of_several_static_partitions_claims_its_own_buckets() throws Exception {
+    ClaimScope scope = new ClaimScope(PartitionAssignment.of(1, 3), "orders", "w1");
+    assertThat(scope.bucketsForClaim(null)).containsExactly(Partitioning.bucketsOf(1, 3));
+    assertThat(scope.bucketsForCount()).containsExactly(Partitioning.bucketsOf(1, 3));
+  }
+
+  @Test
+  void an_automatic_worker_holding_every_partition_counts_without_a_bucket_filter() {
+    PartitionAssignment.Automatic automatic =
+        (PartitionAssignment.Automatic) PartitionAssignment.automatic();
+    int partitions = automatic.partitions();
+    ClaimScope scope = new ClaimScope(automatic, "orders", "w1");
+    scope.held(java.util.stream.IntStream.range(0, partitions).toArray());
+    assertThat(scope.bucketsForCount()).isNull();
+    scope.held(new int[] {2});
+    int[] two = scope.bucketsForCount();
+    assertThat(two).isNotNull().hasSizeLessThan(Partitioning.BUCKETS);
+    assertThat(Arrays.stream(two).allMatch(b -> Partitioning.ownerOf(b, partitions) == 2)).isTrue();
+  }
+}

@@ -1,0 +1,177 @@
+package dev.pginbox.inbox.postgres.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.Outcome;
+import dev.pginbox.inbox.WorkerListener.DispatchReason;
+import dev.pginbox.inbox.WorkerListener.WakeUpCause;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The original collector's batching rule, driven by counts: a full batch at once, fewer after the
+ * batch timeout, even when PostgreSQL folds the notifications of one transaction into one.
+ */
+class BatchingRuleTest extends WorkerTestSupport {
+
+  private InboxWorker start(
+      String inbox, boolean listen, RecordingListener events, int batchSize, Duration timeout) {
+    InboxWorker worker =
+        track(
+            PostgresInboxWorker.builder(
+                    dataSource(),
+                    options(inbox, listen)
+                        .batchSize(batchSize)
+                        .batchTimeout(timeout)
+                        // Listening: polls are far apart, so the notification must do the work.
+                        .pollInterval(Duration.ofMillis(listen ? 10_000 : 100))
+                        .build())
+                .listener(events)
+                .handler((m, tx) -> Outcome.processed())
+                .build());
+    worker.start();
+    // Ready: in LISTEN mode the listener has connected and the coordinator has looked once since.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> events.wakeUps(WakeUpCause.CONNECTED) >= (listen ? 2 : 1));
+    // Past the connection wake-ups: from here on every wake-up is a notification (or a poll), so
+    // the
+    // cause the first dispatch reports does not depend on when the test's INSERT lands.
+    if (listen) {
+      execute("NOTIFY inbox_" + inbox);
+      await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.NOTIFY) >= 1);
+    } else {
+      await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.POLL) >= 1);
+    }
+    return worker;
+  }
+
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void five_messages_of_one_transaction_give_a_full_batch_at_once_and_the_rest_after_the_timeout(
+      boolean listen) {
+    String inbox = newInbox("batching");
+    RecordingListener events = new RecordingListener();
+    start(inbox, listen, events, 3, Duration.ofMillis(500));
+
+    insert(inbox, "m", 0, 5, 5); // one INSERT statement, one notification
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.committed.get() == 5);
+
+    assertThat(events.dispatches)
+        .extracting(RecordingListener.Dispatched::count)
+        .containsExactly(3, 2);
+    assertThat(events.dispatches)
+        .extracting(RecordingListener.Dispatched::reason)
+        .containsExactly(DispatchReason.MAX_REACHED, DispatchReason.TIMEOUT);
+    assertThat(events.dispatches.get(0).lastWakeUp())
+        .isEqualTo(listen ? WakeUpCause.NOTIFY : WakeUpCause.POLL);
+    assertThat(events.dispatches.get(1).lastWakeUp()).isEqualTo(WakeUpCause.TIMEOUT);
+  }
+
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void full_batches_go_out_back_to_back_without_waiting_for_the_timeout(boolean listen) {
+    String inbox = newInbox("backtoback");
+    RecordingListener events = new RecordingListener();
+    // A timeout far beyond the test's patience: only full batches may go out.
+    start(inbox, listen, events, 10, Duration.ofHours(1));
+    insert(inbox, "m", 0, 95, 95);
+    await().atMost(Duration.ofSeconds(20)).until(() -> events.committed.get() == 90);
+    assertThat(events.dispatches)
+        .hasSize(9)
+        .allSatisfy(
+            d -> {
+              assertThat(d.count()).isEqualTo(10);
+              assertThat(d.reason()).isEqualTo(DispatchReason.MAX_REACHED);
+            });
+    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL"))
+        .isEqualTo(5);
+  }
+
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void a_zero_batch_timeout_dispatches_whatever_is_waiting_at_once(boolean listen) {
+    String inbox = newInbox("zerotimeout");
+    RecordingListener events = new RecordingListener();
+    start(inbox, listen, events, 100, Duration.ZERO);
+    for (int i = 0; i < 3; i++) {
+      insert(inbox, "m" + i, 0, 1, 1);
+      int expected = i + 1;
+      await().atMost(Duration.ofSeconds(10)).until(() -> events.committed.get() == expected);
+    }
+    assertThat(events.dispatches)
+        .extracting(RecordingListener.Dispatched::reason)
+        .containsOnly(DispatchReason.TIMEOUT);
+    if (listen) {
+      assertThat(events.dispatches)
+          .extracting(RecordingListener.Dispatched::lastWakeUp)
+          .containsOnly(WakeUpCause.NOTIFY);
+    }
+  }
+
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void a_zero_batch_timeout_drains_a_backlog_in_full_batches_and_sends_the_rest_at_once(
+      boolean listen) {
+    String inbox = newInbox("zerodrain");
+    RecordingListener events = new RecordingListener();
+    start(inbox, listen, events, 10, Duration.ZERO);
+    insert(inbox, "m", 0, 95, 95); // one notification for the lot
+    await().atMost(Duration.ofSeconds(20)).until(() -> events.committed.get() == 95);
+    assertThat(events.dispatches)
+        .extracting(RecordingListener.Dispatched::count)
+        .containsExactly(10, 10, 10, 10, 10, 10, 10, 10, 10, 5);
+    assertThat(events.dispatches.subList(0, 9))
+        .extracting(RecordingListener.Dispatched::reason)
+        .containsOnly(DispatchReason.MAX_REACHED);
+    assertThat(events.dispatches.get(9).reason()).isEqualTo(DispatchReason.TIMEOUT);
+  }
+
+  /**
+   * With a zero timeout a notification goes straight to a processor; one that arrives while the
+   * only processor is busy must still be acted on once it is free, long before the next poll.
+   */
+  @org.junit.jupiter.api.Test
+  void messages_notified_while_the_processor_is_busy_are_claimed_when_it_is_free()
+      throws Exception {
+    String inbox = newInbox("busy");
+    RecordingListener events = new RecordingListener();
+    CountDownLatch release = new CountDownLatch(1);
+    InboxWorker worker =
+        track(
+            PostgresInboxWorker.builder(
+                    dataSource(),
+                    options(inbox, true)
+                        .batchSize(100)
+                        .batchTimeout(Duration.ZERO)
+                        .concurrency(1)
+                        .pollInterval(Duration.ofHours(1))
+                        .build())
+                .listener(events)
+                .handler(
+                    (m, tx) -> {
+                      if (m.eventId().equals("first0")) {
+                        release.await(30, TimeUnit.SECONDS);
+                      }
+                      return Outcome.processed();
+                    })
+                .build());
+    worker.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.CONNECTED) >= 2);
+    insert(inbox, "first", 0, 1, 1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.dispatches.size() == 1);
+    for (int i = 0; i < 5; i++) { // one transaction and one notification each, the processor busy
+      insert(inbox, "later" + i, 0, 1, 1);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.wakeUps(WakeUpCause.NOTIFY) >= 1);
+    release.countDown();
+    await().atMost(Duration.ofSeconds(20)).until(() -> events.committed.get() == 6);
+    assertThat(events.wakeUps(WakeUpCause.POLL)).isZero();
+  }
+}
