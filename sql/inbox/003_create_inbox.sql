@@ -316,13 +316,13 @@ AS $h$ SELECT $t$
 -- mark_failed before commit. p_buckets restricts the claim to partition buckets (NULL = all),
 -- tested as a bit mask.
 -- The locked rows are updated by ctid (a TID scan): joining on event_id let the planner pick a
--- hash join over a sequential scan of the whole table (docs/performance-notes.md). A TID found by
+-- hash join over a sequential scan of the whole table (docs/performance.md, "Claim"). A TID found by
 -- FOR UPDATE may be a newer version than the statement's snapshot sees (updated and committed
 -- meanwhile); the UPDATE then skips it and it stays pending. That guard is written
 -- num_nulls(processed_at) = 1, not processed_at IS NULL: the latter lets the planner use the
 -- partial indexes of pending rows for the UPDATE, and with statistics taken while nothing was
 -- pending it scanned one (filtering on ctid) instead of the TID scan, reading the whole backlog per
--- claim (docs/performance-notes.md §6).
+-- claim (docs/performance.md, "Claim").
 -- Placeholders: {{header}} (generated_claim_header), {{table}}, {{max_retries}}.
 CREATE OR REPLACE FUNCTION inbox.plain_claim_template()
 RETURNS text
@@ -405,7 +405,7 @@ AS $h$ SELECT $t${{header}}
                     -- that is merely full of messages other claims hold or just committed (two
                     -- workers claiming side by side) is no reason: the next claim reaches what
                     -- lies behind them, and enumerating every aggregate's head under concurrent
-                    -- claims cost seconds (docs/mailroom-performance-notes.md).
+                    -- claims cost seconds (docs/performance.md, "Ordered claim").
                     SELECT count(*) INTO v_walked FROM (
                         SELECT w.{{aggregate}} AS agg, w.{{sequence}} AS s, w.seq FROM {{table}} w
                         WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
