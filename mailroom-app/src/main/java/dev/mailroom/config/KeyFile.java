@@ -1,4 +1,4 @@
-package dev.mailroom.mailroom;
+package dev.mailroom.config;
 
 import com.sun.security.auth.module.UnixSystem;
 import java.io.IOException;
@@ -20,7 +20,7 @@ import java.util.Set;
  * is bounded, and only regular files are read ({@code /dev/zero} or a FIFO is an error, not a
  * hang).
  */
-final class KeyFile {
+public final class KeyFile {
 
   /** A hex key with a line break is 65 bytes; anything much larger is not a key file. */
   static final int MAX_BYTES = 1024;
@@ -28,7 +28,7 @@ final class KeyFile {
   private KeyFile() {}
 
   /** The file's text, or a {@link ConfigException} that names {@code what} and the fix. */
-  static String read(Path file, String what) {
+  public static String read(Path file, String what) {
     try {
       if (!Files.isRegularFile(file)) {
         if (!Files.exists(file)) {

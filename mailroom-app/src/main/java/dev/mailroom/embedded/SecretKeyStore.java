@@ -1,6 +1,7 @@
 package dev.mailroom.embedded;
 
 import dev.mailroom.config.ConfigException;
+import dev.mailroom.config.KeyFile;
 import dev.mailroom.output.TokenSigner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

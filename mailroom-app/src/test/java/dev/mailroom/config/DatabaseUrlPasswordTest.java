@@ -1,4 +1,4 @@
-package dev.mailroom.mailroom;
+package dev.mailroom.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;

@@ -1,10 +1,11 @@
-package dev.mailroom.mailroom;
+package dev.mailroom.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.sun.security.auth.module.UnixSystem;
+import dev.mailroom.embedded.SecretKeyStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;

@@ -3,6 +3,7 @@ package dev.mailroom.embedded;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mailroom.testkit.EmbeddedTestCache;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PostgresClusterTest {
 
   /** Shared by the tests of this module: extracting once is enough. */
-  static final Path CACHE = Path.of("target", "embedded-postgres-cache").toAbsolutePath();
+  static final Path CACHE = EmbeddedTestCache.MAILROOM;
 
   static int freePort() throws Exception {
     try (ServerSocket socket = new ServerSocket(0)) {
