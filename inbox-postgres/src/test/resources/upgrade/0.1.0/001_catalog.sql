@@ -1,0 +1,79 @@
+-- Catalog of inboxes. Every statement is idempotent: the installer also upgrades.
+CREATE SCHEMA IF NOT EXISTS inbox;
+
+CREATE TABLE IF NOT EXISTS inbox.inbox_config (
+    inbox_name              text PRIMARY KEY,
+    -- The table that holds the messages: inbox.<inbox_name> for a managed inbox,
+    -- the user's own table for a tracked one (enable_inbox_tracking).
+    table_schema            text NOT NULL,
+    table_name              text NOT NULL,
+    managed                 boolean NOT NULL,
+    max_retries             integer NOT NULL DEFAULT 3 CHECK (max_retries >= 1),
+    processed_retention     interval NOT NULL DEFAULT interval '72 hours',
+    dlq_retention           interval NOT NULL DEFAULT interval '168 hours',
+    -- How long the event_id of a processed message keeps deduplicating redeliveries.
+    -- NULL = as long as processed_retention. Longer: retention first strips the payload,
+    -- then deletes the row once dedup_retention has passed too.
+    dedup_retention         interval,
+    backoff_base            interval NOT NULL DEFAULT interval '1 second',
+    backoff_max             interval NOT NULL DEFAULT interval '5 minutes',
+    -- inbox_health thresholds.
+    degraded_age_seconds    integer NOT NULL DEFAULT 30,
+    critical_age_seconds    integer NOT NULL DEFAULT 120,
+    degraded_pending        bigint  NOT NULL DEFAULT 10000,
+    critical_pending        bigint  NOT NULL DEFAULT 100000,
+    degraded_dlq            bigint  NOT NULL DEFAULT 1,
+    -- LISTEN/NOTIFY channel that one statement-level trigger notifies per INSERT statement.
+    notify_channel          text NOT NULL,
+    -- Column mapping. A managed inbox uses the standard names; a tracked table may differ.
+    id_column               text NOT NULL DEFAULT 'event_id',
+    event_type_column       text NOT NULL DEFAULT 'event_type',
+    processed_at_column     text NOT NULL DEFAULT 'processed_at',
+    received_at_column      text DEFAULT 'received_at',
+    aggregate_column        text DEFAULT 'aggregate_id',
+    retry_count_column      text DEFAULT 'retry_count',
+    error_column            text DEFAULT 'error',
+    created_at              timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (table_schema, table_name)
+);
+
+-- Added after the first layout; ADD COLUMN IF NOT EXISTS keeps the installer an upgrader.
+-- false: purge_inbox never deletes from this inbox's table (the default for tracked tables,
+-- which belong to the application).
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS retention_enabled boolean NOT NULL DEFAULT true;
+-- purge_inbox strips payload/error of processed rows in processed_at order; it remembers how far
+-- it got so that rows it already stripped are not read again on every call.
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS stripped_until timestamptz NOT NULL DEFAULT '-infinity';
+
+CREATE TABLE IF NOT EXISTS inbox.inbox_ordering_config (
+    inbox_name          text PRIMARY KEY REFERENCES inbox.inbox_config ON DELETE CASCADE,
+    aggregate_column    text NOT NULL,
+    sequence_column     text NOT NULL,
+    enabled_at          timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE IF NOT EXISTS inbox.inbox_priority_config (
+    inbox_name          text PRIMARY KEY REFERENCES inbox.inbox_config ON DELETE CASCADE,
+    priority_column     text NOT NULL,
+    priority_map        jsonb NOT NULL,
+    default_priority    integer NOT NULL DEFAULT 999,
+    enabled_at          timestamptz NOT NULL DEFAULT now()
+);
+
+-- Workers of the automatic partition mode: one row per live worker, kept alive by heartbeats.
+CREATE TABLE IF NOT EXISTS inbox.inbox_workers (
+    inbox_name          text NOT NULL REFERENCES inbox.inbox_config ON DELETE CASCADE,
+    worker_id           text NOT NULL,
+    heartbeat_at        timestamptz NOT NULL DEFAULT now(),
+    started_at          timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (inbox_name, worker_id)
+);
+
+-- Partition leases of the automatic mode: a partition has at most one owner whose lease is live.
+CREATE TABLE IF NOT EXISTS inbox.inbox_partition_leases (
+    inbox_name          text NOT NULL REFERENCES inbox.inbox_config ON DELETE CASCADE,
+    partition_id        integer NOT NULL,
+    owner_id            text,
+    lease_expires_at    timestamptz NOT NULL DEFAULT '-infinity',
+    PRIMARY KEY (inbox_name, partition_id)
+);

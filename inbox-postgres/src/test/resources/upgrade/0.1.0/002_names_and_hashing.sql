@@ -1,0 +1,188 @@
+-- Name validation, catalog lookup and the partition hash.
+
+-- Inbox names become table, view, index and function names, so they are held to a strict
+-- pattern short enough that every derived name ("next_<name>", "<name>_pending_claim_idx",
+-- ...) stays within PostgreSQL's 63-byte identifier limit.
+CREATE OR REPLACE FUNCTION inbox.check_inbox_name(p_name text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+    IF p_name IS NULL OR p_name !~ '^[a-z][a-z0-9_]{0,39}$' THEN
+        RAISE EXCEPTION 'invalid inbox name %: use 1 to 40 characters a-z, 0-9 and _, starting with a letter',
+            coalesce(quote_literal(p_name), 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN p_name;
+END;
+$$;
+
+-- Column names given by users (tracking, ordering, priority).
+CREATE OR REPLACE FUNCTION inbox.check_column_name(p_column text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+    IF p_column IS NULL OR p_column !~ '^[A-Za-z_][A-Za-z0-9_]{0,62}$' THEN
+        RAISE EXCEPTION 'invalid column name %', coalesce(quote_literal(p_column), 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN p_column;
+END;
+$$;
+
+-- The catalog row of an inbox, or a clear error.
+CREATE OR REPLACE FUNCTION inbox.inbox_config_of(p_inbox text)
+RETURNS inbox.inbox_config
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_config inbox.inbox_config;
+BEGIN
+    SELECT * INTO v_config FROM inbox.inbox_config WHERE inbox_name = p_inbox;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'inbox % does not exist', coalesce(quote_literal(p_inbox), 'NULL')
+            USING ERRCODE = 'undefined_object';
+    END IF;
+    RETURN v_config;
+END;
+$$;
+
+-- The catalog row of a managed inbox, for the functions that need the managed columns (retry
+-- count, next attempt, bucket); p_function names the caller in the error on a tracked table.
+CREATE OR REPLACE FUNCTION inbox.managed_config_of(p_inbox text, p_function text)
+RETURNS inbox.inbox_config
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_config inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+BEGIN
+    IF NOT v_config.managed THEN
+        RAISE EXCEPTION '% needs a managed inbox; % is tracked', p_function, quote_literal(p_inbox)
+            USING ERRCODE = 'feature_not_supported';
+    END IF;
+    RETURN v_config;
+END;
+$$;
+
+-- The fully quoted name of the table that holds an inbox's messages.
+CREATE OR REPLACE FUNCTION inbox.inbox_table(p_config inbox.inbox_config)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$ SELECT format('%I.%I', p_config.table_schema, p_config.table_name) $$;
+
+-- Partitioning: every aggregate id hashes to one of 1024 fixed buckets, and buckets are
+-- assigned to workers by rendezvous (highest random weight) hashing. Both steps use md5,
+-- which is the same on every PostgreSQL version and in Java (see PartitionHash.java).
+-- Growing the worker count from N to N+1 moves only the buckets the new worker wins:
+-- about 1/(N+1) of them. A NULL aggregate id hashes like the empty string.
+CREATE OR REPLACE FUNCTION inbox.inbox_bucket(p_aggregate_id text)
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT ('x' || substr(md5(coalesce(p_aggregate_id, '')), 1, 8))::bit(32)::integer & 1023 $$;
+
+-- The worker (0 .. p_total_workers-1) that owns a bucket.
+CREATE OR REPLACE FUNCTION inbox.inbox_bucket_owner(p_bucket integer, p_total_workers integer)
+RETURNS integer
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+DECLARE
+    v_best_worker integer := 0;
+    v_best_weight bigint := -1;
+    v_weight bigint;
+BEGIN
+    IF p_total_workers IS NULL OR p_total_workers < 1 THEN
+        RAISE EXCEPTION 'total workers must be at least 1, got %', p_total_workers
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_bucket IS NULL OR p_bucket < 0 OR p_bucket > 1023 THEN
+        RAISE EXCEPTION 'bucket must be in 0..1023, got %', p_bucket
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    FOR v_worker IN 0 .. p_total_workers - 1 LOOP
+        -- Unsigned 32-bit weight; the strict '>' keeps the lowest worker id on a tie.
+        v_weight := ('x' || substr(md5(p_bucket || ':' || v_worker), 1, 8))::bit(32)::bigint;
+        IF v_weight > v_best_weight THEN
+            v_best_weight := v_weight;
+            v_best_worker := v_worker;
+        END IF;
+    END LOOP;
+    RETURN v_best_worker;
+END;
+$$;
+
+-- The buckets a worker owns, for claim queries (bucket = ANY(...)).
+CREATE OR REPLACE FUNCTION inbox.inbox_partition_buckets(p_worker_id integer, p_total_workers integer)
+RETURNS integer[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(array_agg(b ORDER BY b), '{}')
+    FROM generate_series(0, 1023) AS b
+    WHERE inbox.inbox_bucket_owner(b, p_total_workers) = p_worker_id
+$$;
+
+-- A set of buckets as a 1,024-bit mask (bit b, counted from the left, = bucket b); NULL for NULL
+-- (every bucket). Claims test get_bit(mask, bucket), constant time per candidate row, where
+-- bucket = ANY(array) searched the array linearly: ~1.1 us per row for 512 buckets.
+CREATE OR REPLACE FUNCTION inbox.inbox_bucket_mask(p_buckets integer[])
+RETURNS varbit
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN p_buckets IS NOT NULL THEN
+        (SELECT coalesce(bit_or(B'1'::bit(1024) >> b), B'0'::bit(1024))::varbit
+         FROM unnest(p_buckets) AS b WHERE b BETWEEN 0 AND 1023)
+    END
+$$;
+
+-- seeds/004 form, with the inbox name first as documented.
+CREATE OR REPLACE FUNCTION inbox.inbox_is_my_partition(
+    p_inbox text, p_aggregate_id text, p_worker_id integer, p_total_workers integer)
+RETURNS boolean
+LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+    PERFORM inbox.inbox_config_of(p_inbox);
+    IF p_worker_id IS NULL OR p_worker_id < 0 OR p_worker_id >= p_total_workers THEN
+        RAISE EXCEPTION 'worker id must be in 0..%, got %', p_total_workers - 1, p_worker_id
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN inbox.inbox_bucket_owner(inbox.inbox_bucket(p_aggregate_id), p_total_workers) = p_worker_id;
+END;
+$$;
+
+-- The SQL type of an inbox's id column, for casting bound event ids ($1::<type>) so that the
+-- primary key index of a tracked table with, say, a uuid id is still used.
+CREATE OR REPLACE FUNCTION inbox.id_type(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql STABLE
+AS $$
+    SELECT CASE WHEN c.managed THEN 'text' ELSE
+        (SELECT format_type(a.atttypid, NULL) FROM pg_attribute a
+         WHERE a.attrelid = inbox.inbox_table(c)::regclass AND a.attname = c.id_column
+           AND a.attnum > 0 AND NOT a.attisdropped) END
+$$;
+
+-- Serialises catalog changes (create, track, drop) so that two sessions creating the same inbox
+-- get a clear "already exists" instead of a unique violation half way through.
+CREATE OR REPLACE FUNCTION inbox.lock_catalog()
+RETURNS void
+LANGUAGE sql
+AS $$ SELECT pg_advisory_xact_lock(hashtextextended('inbox.catalog', 0)) $$;
+
+-- The names an inbox derives in schema inbox must be free (or already ours): a view or table of
+-- someone else's is never replaced.
+CREATE OR REPLACE FUNCTION inbox.check_free_names(p_name text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_object text;
+BEGIN
+    FOREACH v_object IN ARRAY ARRAY[p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name] LOOP
+        IF to_regclass(format('inbox.%I', v_object)) IS NOT NULL THEN
+            RAISE EXCEPTION 'inbox.% already exists and does not belong to an inbox', v_object
+                USING ERRCODE = 'duplicate_table';
+        END IF;
+    END LOOP;
+END;
+$$;

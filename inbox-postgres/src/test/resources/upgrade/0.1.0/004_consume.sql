@@ -1,0 +1,75 @@
+-- Consuming: claim_<name>(limit, buckets) is generated per inbox (003_create_inbox.sql);
+-- these functions record the outcome of a message for consumers in any language.
+
+-- Marks one message processed. Call it in the transaction that did the work.
+-- Returns false when the message does not exist or was already processed.
+CREATE OR REPLACE FUNCTION inbox.mark_processed(p_inbox text, p_event_id text)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_count integer;
+BEGIN
+    EXECUTE format('UPDATE %s SET %I = now() WHERE %I = $1::%s AND %I IS NULL',
+        inbox.inbox_table(c), c.processed_at_column, c.id_column, inbox.id_type(c), c.processed_at_column)
+        USING p_event_id;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count > 0;
+END;
+$$;
+
+-- The delay before the next attempt after a message's n-th failure (n >= 1):
+-- exponential (base * 2^(n-1)) capped at max, with "equal jitter": a uniformly random
+-- point in the upper half of that delay, so retries of a burst spread out.
+CREATE OR REPLACE FUNCTION inbox.retry_delay(p_base interval, p_max interval, p_failures integer)
+RETURNS interval
+LANGUAGE sql VOLATILE
+AS $$
+    SELECT d * (0.5 + random() * 0.5)
+    FROM (SELECT least(p_max, p_base * power(2, least(greatest(p_failures, 1) - 1, 30))) AS d) AS capped
+$$;
+
+-- Records a failed attempt: retry_count + 1, the error text, and the next attempt after a
+-- backoff (p_retry_delay, or the inbox's exponential backoff with jitter). Once retry_count
+-- reaches max_retries the message is a dead letter (visible in <name>_dlq) and is not claimed
+-- again until replayed. It applies to a pending message and to one claimed by this transaction
+-- (claim_<name> sets processed_at = now(), the transaction's start time); a message processed
+-- by another, committed transaction is left alone. Returns 'retry', 'dead', or NULL when
+-- nothing was changed.
+CREATE OR REPLACE FUNCTION inbox.mark_failed(p_inbox text, p_event_id text, p_error text,
+                                             p_retry_delay interval DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_retries integer;
+BEGIN
+    IF c.retry_count_column IS NULL THEN
+        RAISE EXCEPTION 'inbox % has no retry count column; mark_failed needs one', quote_literal(p_inbox)
+            USING ERRCODE = 'feature_not_supported';
+    END IF;
+    IF c.managed THEN
+        EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = retry_count + 1, error = $2,
+                next_attempt_at = now() + coalesce($3, inbox.retry_delay($4, $5, retry_count + 1))
+            WHERE event_id = $1 AND retry_count < $6
+              AND (processed_at IS NULL OR processed_at = now())
+            RETURNING retry_count$u$, inbox.inbox_table(c))
+            INTO v_retries
+            USING p_event_id, p_error, p_retry_delay, c.backoff_base, c.backoff_max, c.max_retries;
+    ELSE
+        -- A tracked table has no next-attempt column: no backoff, the retry is due at once.
+        EXECUTE format('UPDATE %1$s SET %2$I = NULL, %3$I = coalesce(%3$I, 0) + 1%4$s WHERE %5$I = $1::%6$s AND coalesce(%3$I, 0) < $3 AND (%2$I IS NULL OR %2$I = now()) RETURNING %3$I',
+            inbox.inbox_table(c), c.processed_at_column, c.retry_count_column,
+            CASE WHEN c.error_column IS NULL THEN '' ELSE format(', %I = $2', c.error_column) END,
+            c.id_column, inbox.id_type(c))
+            INTO v_retries
+            USING p_event_id, p_error, c.max_retries;
+    END IF;
+    IF v_retries IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN CASE WHEN v_retries >= c.max_retries THEN 'dead' ELSE 'retry' END;
+END;
+$$;

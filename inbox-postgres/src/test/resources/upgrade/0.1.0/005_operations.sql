@@ -1,0 +1,410 @@
+-- Operations: replay, health, status, retention, and message listings for tools.
+-- Every function works on managed inboxes and on tracked tables (through the column mapping).
+
+-- The predicates of the message states for an inbox, as SQL over alias m. A tracked table's
+-- retry counter may be nullable (NULL = no failure yet); a managed one is NOT NULL and is used
+-- bare so that the partial indexes (whose predicates are written the same way) match.
+CREATE OR REPLACE FUNCTION inbox.state_predicate(c inbox.inbox_config, p_state text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+DECLARE
+    v_retries text;
+BEGIN
+    IF c.retry_count_column IS NULL THEN
+        RETURN CASE p_state
+            WHEN 'pending' THEN format('m.%I IS NULL', c.processed_at_column)
+            WHEN 'dead' THEN 'false'
+            WHEN 'processed' THEN format('m.%I IS NOT NULL', c.processed_at_column) END;
+    END IF;
+    v_retries := CASE WHEN c.managed THEN format('m.%I', c.retry_count_column)
+                      ELSE format('coalesce(m.%I, 0)', c.retry_count_column) END;
+    RETURN CASE p_state
+        WHEN 'pending' THEN format('m.%I IS NULL AND %s < %s', c.processed_at_column, v_retries, c.max_retries)
+        WHEN 'dead' THEN format('m.%I IS NULL AND %s >= %s', c.processed_at_column, v_retries, c.max_retries)
+        WHEN 'processed' THEN format('m.%I IS NOT NULL', c.processed_at_column) END;
+END;
+$$;
+
+-- Replays dead letters: retry_count = 0 and (managed) next_attempt_at = -infinity, so they are
+-- claimed again at once. Exactly one selector: p_event_ids (those of them that are dead) or
+-- p_event_type (every dead letter of that type). Processed and pending messages are never
+-- touched. The last error is KEPT: it shows in <name>_pending why the message was replayed,
+-- and the next failure overwrites it. Returns the number of messages replayed.
+CREATE OR REPLACE FUNCTION inbox.replay_inbox_messages(
+    p_inbox text, p_event_ids text[] DEFAULT NULL, p_event_type text DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_selector text;
+    v_count integer;
+BEGIN
+    IF (p_event_ids IS NULL) = (p_event_type IS NULL) THEN
+        RAISE EXCEPTION 'replay_inbox_messages needs exactly one of p_event_ids and p_event_type'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF c.retry_count_column IS NULL THEN
+        RAISE EXCEPTION 'inbox % has no retry count column, so it has no dead letters to replay', quote_literal(p_inbox)
+            USING ERRCODE = 'feature_not_supported';
+    END IF;
+    v_selector := CASE WHEN p_event_ids IS NOT NULL
+        THEN format('m.%I = ANY ($1::%s[])', c.id_column, inbox.id_type(c))
+        ELSE format('m.%I = $2', c.event_type_column) END;
+    EXECUTE format('UPDATE %s m SET %I = 0%s WHERE %s AND %s',
+        inbox.inbox_table(c), c.retry_count_column,
+        CASE WHEN c.managed THEN ', next_attempt_at = ''-infinity''' ELSE '' END,
+        v_selector, inbox.state_predicate(c, 'dead'))
+        USING p_event_ids, p_event_type;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
+END;
+$$;
+
+-- The number of rows matching a predicate, exact below p_cap. At p_cap or more it returns the
+-- planner's row estimate instead (never less than p_cap) and exact = false. Counting stops at the
+-- cap, so the cost is bounded by it whatever the backlog (an index-only scan of the partial
+-- index of a managed inbox: roughly 1 ms per 10,000 rows).
+CREATE OR REPLACE FUNCTION inbox.capped_count(p_table text, p_predicate text, p_cap bigint,
+                                              OUT n bigint, OUT exact boolean)
+LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+    EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %s m WHERE %s LIMIT %s) capped', p_table, p_predicate, p_cap)
+        INTO n;
+    exact := n < p_cap;
+    IF NOT exact THEN
+        n := greatest(n, inbox.estimated_count(p_table, p_predicate));
+    END IF;
+END;
+$$;
+
+-- The planner's estimate of the rows matching a predicate (statistics of the last ANALYZE,
+-- scaled to the table's current size): costs one plan, reads no rows. VOLATILE only because
+-- PostgreSQL runs no EXPLAIN inside a STABLE function; it changes nothing.
+CREATE OR REPLACE FUNCTION inbox.estimated_count(p_table text, p_predicate text)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    v_plan jsonb;
+BEGIN
+    EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM %s m WHERE %s', p_table, p_predicate) INTO v_plan;
+    RETURN (v_plan -> 0 -> 'Plan' ->> 'Plan Rows')::numeric::bigint;
+END;
+$$;
+
+-- A query for columns p_columns (over alias m) of the oldest pending message. A managed inbox
+-- takes the earliest arrival (lowest seq) from <name>_claim_idx (priority, seq): one index probe
+-- per distinct priority of waiting messages, so no index on received_at has to be maintained on
+-- the produce path. (received_at is the inserting transaction's start time: it follows seq
+-- except across concurrent producers, by the length of their transactions.) A tracked table
+-- orders by its received_at column.
+CREATE OR REPLACE FUNCTION inbox.oldest_pending_sql(c inbox.inbox_config, p_columns text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_table text := inbox.inbox_table(c);
+    v_pending text := inbox.state_predicate(c, 'pending');
+BEGIN
+    IF c.managed THEN
+        RETURN format($q$WITH RECURSIVE prio AS (
+                (SELECT m.priority FROM %1$s m WHERE %2$s ORDER BY m.priority LIMIT 1)
+                UNION ALL
+                SELECT (SELECT m.priority FROM %1$s m WHERE %2$s AND m.priority > prio.priority
+                        ORDER BY m.priority LIMIT 1)
+                FROM prio WHERE prio.priority IS NOT NULL)
+            SELECT %3$s FROM prio CROSS JOIN LATERAL (
+                SELECT m.* FROM %1$s m WHERE %2$s AND m.priority = prio.priority ORDER BY m.seq LIMIT 1) m
+            ORDER BY m.seq LIMIT 1$q$, v_table, v_pending, p_columns);
+    END IF;
+    RETURN format('SELECT %s FROM %s m WHERE %s ORDER BY m.%I LIMIT 1',
+        p_columns, v_table, v_pending, c.received_at_column);
+END;
+$$;
+
+-- Cheap health check; its cost is bounded whatever the backlog and the history:
+--  * pending_count: exact up to degraded_pending (an index-only scan of <name>_claim_idx that
+--    stops there); above it, exact up to critical_pending when the planner estimates at most
+--    twice critical_pending (or the table was never analyzed), else the planner's estimate.
+--    pending_count_exact says which.
+--  * dlq_count: exact up to max(degraded_dlq, 10,000), else an estimate (dlq_count_exact).
+--  * oldest pending message: a few index probes (oldest_pending_sql).
+--  * throughput (processed in the last minute): the BRIN index on processed_at; it reads the
+--    last minute's rows.
+-- The status is therefore exact, except that an estimate of more than twice critical_pending
+-- decides "critical" without counting.
+CREATE OR REPLACE FUNCTION inbox.inbox_health(p_inbox text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_table text := inbox.inbox_table(c);
+    v_pending_predicate text := inbox.state_predicate(c, 'pending');
+    v_pending bigint;
+    v_pending_exact boolean;
+    v_dead bigint;
+    v_dead_exact boolean;
+    v_oldest timestamptz;
+    v_age bigint := 0;
+    v_throughput bigint;
+    v_status text;
+BEGIN
+    SELECT x.n, x.exact INTO v_pending, v_pending_exact
+        FROM inbox.capped_count(v_table, v_pending_predicate, c.degraded_pending + 1) x;
+    -- Count on to the critical threshold unless the planner (on a table ANALYZE has seen, so
+    -- that the estimate rests on statistics) expects more than twice as many.
+    IF NOT v_pending_exact AND c.critical_pending > c.degraded_pending
+       AND (v_pending <= 2 * c.critical_pending
+            OR (SELECT t.reltuples < 0 FROM pg_class t WHERE t.oid = v_table::regclass)) THEN
+        SELECT x.n, x.exact INTO v_pending, v_pending_exact
+            FROM inbox.capped_count(v_table, v_pending_predicate, c.critical_pending + 1) x;
+    END IF;
+    SELECT x.n, x.exact INTO v_dead, v_dead_exact
+        FROM inbox.capped_count(v_table, inbox.state_predicate(c, 'dead'), greatest(c.degraded_dlq, 10000) + 1) x;
+    IF c.received_at_column IS NOT NULL THEN
+        EXECUTE inbox.oldest_pending_sql(c, format('m.%I', c.received_at_column)) INTO v_oldest;
+        v_age := greatest(0, floor(extract(epoch FROM now() - v_oldest)))::bigint;
+        v_age := coalesce(v_age, 0);
+    END IF;
+    EXECUTE format('SELECT count(*) FROM %1$s m WHERE m.%2$I >= now() - interval ''1 minute''',
+        v_table, c.processed_at_column) INTO v_throughput;
+
+    v_status := CASE
+        WHEN v_age >= c.critical_age_seconds OR v_pending > c.critical_pending THEN 'critical'
+        WHEN v_age >= c.degraded_age_seconds OR v_pending > c.degraded_pending
+             OR v_dead >= c.degraded_dlq THEN 'degraded'
+        ELSE 'healthy' END;
+
+    RETURN jsonb_build_object(
+        'inbox', c.inbox_name,
+        'pending_count', v_pending,
+        'pending_count_exact', v_pending_exact,
+        'dlq_count', v_dead,
+        'dlq_count_exact', v_dead_exact,
+        'oldest_pending_age_seconds', v_age,
+        'throughput_per_minute', v_throughput,
+        'status', v_status,
+        'checked_at', now());
+END;
+$$;
+
+-- Richer status for operators: configuration, ordering/priority settings, counts, recent
+-- throughput, the most frequent errors of failing messages, the retry distribution and the
+-- oldest pending message. Reads the backlog (pending and dead rows) and the last hour of
+-- processed rows; it never scans the processed history.
+CREATE OR REPLACE FUNCTION inbox.inbox_status(p_inbox text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    o inbox.inbox_ordering_config;
+    p inbox.inbox_priority_config;
+    v_table text := inbox.inbox_table(c);
+    -- Pending or dead, written as the two partial-index predicates so a managed inbox reads
+    -- them through <name>_claim_idx and <name>_dlq_idx.
+    v_unprocessed text := format('((%s) OR (%s))', inbox.state_predicate(c, 'pending'), inbox.state_predicate(c, 'dead'));
+    v_health jsonb := inbox.inbox_health(p_inbox);
+    v_rates jsonb;
+    v_errors jsonb := '[]';
+    v_retries jsonb := '{}';
+    v_retrying bigint := 0;
+    v_oldest jsonb;
+BEGIN
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = p_inbox;
+
+    EXECUTE format($q$SELECT jsonb_build_object(
+            'last_1_minute', count(*) FILTER (WHERE m.%1$I >= now() - interval '1 minute'),
+            'last_5_minutes', count(*) FILTER (WHERE m.%1$I >= now() - interval '5 minutes'),
+            'last_60_minutes', count(*))
+        FROM %2$s m WHERE m.%1$I >= now() - interval '60 minutes'$q$,
+        c.processed_at_column, v_table) INTO v_rates;
+
+    IF c.retry_count_column IS NOT NULL THEN
+        -- Failing = not processed and failed at least once (retrying or dead).
+        IF c.error_column IS NOT NULL THEN
+            EXECUTE format($q$SELECT coalesce(jsonb_agg(jsonb_build_object('error', e.error, 'count', e.n)
+                                                  ORDER BY e.n DESC, e.error), '[]')
+                FROM (SELECT m.%1$I AS error, count(*) AS n FROM %2$s m
+                      WHERE %3$s AND m.%4$I > 0
+                      GROUP BY m.%1$I ORDER BY count(*) DESC, m.%1$I LIMIT 10) e$q$,
+                c.error_column, v_table, v_unprocessed, c.retry_count_column) INTO v_errors;
+        END IF;
+        EXECUTE format($q$SELECT coalesce(jsonb_object_agg(r.retries, r.n), '{}'),
+                                 coalesce(sum(r.n) FILTER (WHERE r.retries > 0 AND r.retries < %4$s), 0)
+            FROM (SELECT coalesce(m.%1$I, 0) AS retries, count(*) AS n FROM %2$s m
+                  WHERE %3$s GROUP BY 1) r$q$,
+            c.retry_count_column, v_table, v_unprocessed, c.max_retries) INTO v_retries, v_retrying;
+    END IF;
+
+    IF c.received_at_column IS NOT NULL THEN
+        EXECUTE inbox.oldest_pending_sql(c, format($q$jsonb_build_object('event_id', m.%1$I, 'event_type', m.%2$I,
+                    'received_at', m.%3$I,
+                    'age_seconds', greatest(0, floor(extract(epoch FROM now() - m.%3$I)))::bigint)$q$,
+            c.id_column, c.event_type_column, c.received_at_column)) INTO v_oldest;
+    END IF;
+
+    RETURN jsonb_build_object(
+        'inbox', c.inbox_name,
+        'status', v_health -> 'status',
+        'table', v_table,
+        'managed', c.managed,
+        'configuration', jsonb_build_object(
+            'max_retries', c.max_retries,
+            'processed_retention_seconds', extract(epoch FROM c.processed_retention)::bigint,
+            'dlq_retention_seconds', extract(epoch FROM c.dlq_retention)::bigint,
+            'dedup_retention_seconds', extract(epoch FROM c.dedup_retention)::bigint,
+            'retention_enabled', c.retention_enabled,
+            'backoff_base_seconds', extract(epoch FROM c.backoff_base),
+            'backoff_max_seconds', extract(epoch FROM c.backoff_max),
+            'degraded_age_seconds', c.degraded_age_seconds,
+            'critical_age_seconds', c.critical_age_seconds,
+            'degraded_pending', c.degraded_pending,
+            'critical_pending', c.critical_pending,
+            'degraded_dlq', c.degraded_dlq,
+            'notify_channel', c.notify_channel,
+            'columns', jsonb_build_object(
+                'id', c.id_column, 'event_type', c.event_type_column,
+                'processed_at', c.processed_at_column, 'received_at', c.received_at_column,
+                'aggregate', c.aggregate_column, 'retry_count', c.retry_count_column,
+                'error', c.error_column)),
+        'ordering', CASE WHEN o.inbox_name IS NULL THEN NULL ELSE jsonb_build_object(
+            'aggregate_column', o.aggregate_column, 'sequence_column', o.sequence_column) END,
+        'priority', CASE WHEN p.inbox_name IS NULL THEN NULL ELSE jsonb_build_object(
+            'column', p.priority_column, 'map', p.priority_map, 'default', p.default_priority) END,
+        'counts', jsonb_build_object(
+            'pending', v_health -> 'pending_count',
+            'pending_exact', v_health -> 'pending_count_exact',
+            'retrying', v_retrying,
+            'dead', v_health -> 'dlq_count',
+            'dead_exact', v_health -> 'dlq_count_exact'),
+        'processed', v_rates,
+        'throughput_per_minute', v_health -> 'throughput_per_minute',
+        'errors', v_errors,
+        'retry_distribution', v_retries,
+        'oldest_pending', v_oldest,
+        'oldest_pending_age_seconds', v_health -> 'oldest_pending_age_seconds',
+        'checked_at', now());
+END;
+$$;
+
+-- One bounded retention step; call it again while the result says "more": true.
+--  * processed rows: deleted once older than the processed retention (by processed_at). When the
+--    inbox's dedup_retention is longer, rows older than the processed retention first lose their
+--    payload and error (the event id keeps deduplicating redeliveries) and are deleted only once
+--    older than dedup_retention;
+--  * dead letters: deleted once older than dlq_retention (by received_at).
+-- At most p_batch_size rows are changed in total, in that order. Rows locked by others are
+-- skipped. An inbox with retention_enabled = false (tracked tables unless asked) is left alone.
+CREATE OR REPLACE FUNCTION inbox.purge_inbox(p_inbox text, p_batch_size integer DEFAULT 1000)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_table text := inbox.inbox_table(c);
+    v_budget integer := p_batch_size;
+    v_deleted bigint := 0;
+    v_stripped bigint := 0;
+    v_dead bigint := 0;
+    v_strip boolean := c.managed AND c.dedup_retention IS NOT NULL AND c.dedup_retention > c.processed_retention;
+    v_delete_after interval := CASE WHEN v_strip THEN c.dedup_retention ELSE c.processed_retention END;
+    v_strip_cutoff timestamptz := now() - c.processed_retention;
+    v_last timestamptz;
+    v_rows tid[];
+BEGIN
+    IF p_batch_size IS NULL OR p_batch_size < 1 THEN
+        RAISE EXCEPTION 'batch size must be at least 1, got %', p_batch_size USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF NOT c.retention_enabled THEN
+        RETURN jsonb_build_object('inbox', c.inbox_name, 'deleted_processed', 0, 'stripped_processed', 0,
+                                  'deleted_dead', 0, 'more', false, 'retention_enabled', false);
+    END IF;
+
+    -- Rows are picked (and locked) by a bounded subquery and deleted by ctid: a TID scan, so each
+    -- call costs about p_batch_size rows whatever the size of the table.
+    EXECUTE format($q$DELETE FROM %1$s m WHERE m.ctid = ANY (ARRAY(
+            SELECT d.ctid FROM %1$s d WHERE d.%2$I < now() - $1 LIMIT $2 FOR UPDATE SKIP LOCKED))$q$,
+        v_table, c.processed_at_column) USING v_delete_after, v_budget;
+    GET DIAGNOSTICS v_deleted = ROW_COUNT;
+    v_budget := v_budget - v_deleted;
+
+    IF v_strip AND v_budget > 0 THEN
+        -- In processed_at order from where the last call stopped, so stripped rows are not read again.
+        EXECUTE format($q$SELECT coalesce(array_agg(b.ctid), '{}'), max(b.processed_at) FROM (
+                SELECT m.ctid, m.processed_at FROM %1$s m
+                WHERE m.processed_at >= $1 AND m.processed_at < $2
+                  AND (m.payload IS NOT NULL OR m.error IS NOT NULL)
+                ORDER BY m.processed_at LIMIT $3 FOR UPDATE SKIP LOCKED) b$q$, v_table)
+            INTO v_rows, v_last
+            USING c.stripped_until, v_strip_cutoff, v_budget;
+        EXECUTE format('UPDATE %s m SET payload = NULL, error = NULL WHERE m.ctid = ANY ($1)', v_table) USING v_rows;
+        GET DIAGNOSTICS v_stripped = ROW_COUNT;
+        v_budget := v_budget - v_stripped;
+        -- A full batch may have stopped inside a run of equal timestamps: resume at the last one.
+        UPDATE inbox.inbox_config
+           SET stripped_until = CASE WHEN v_budget = 0 THEN coalesce(v_last, stripped_until) ELSE v_strip_cutoff END
+         WHERE inbox_name = c.inbox_name;
+    END IF;
+
+    IF v_budget > 0 AND c.received_at_column IS NOT NULL AND c.retry_count_column IS NOT NULL THEN
+        EXECUTE format($q$DELETE FROM %1$s x WHERE x.ctid = ANY (ARRAY(
+                SELECT m.ctid FROM %1$s m WHERE %2$s AND m.%3$I < now() - $1
+                ORDER BY m.%3$I LIMIT $2 FOR UPDATE SKIP LOCKED))$q$,
+            v_table, inbox.state_predicate(c, 'dead'), c.received_at_column)
+            USING c.dlq_retention, v_budget;
+        GET DIAGNOSTICS v_dead = ROW_COUNT;
+        v_budget := v_budget - v_dead;
+    END IF;
+
+    RETURN jsonb_build_object('inbox', c.inbox_name, 'deleted_processed', v_deleted,
+        'stripped_processed', v_stripped, 'deleted_dead', v_dead, 'more', v_budget = 0,
+        'retention_enabled', true);
+END;
+$$;
+
+-- Messages of one state ('pending' in claim order, 'dead' by arrival) in the managed layout,
+-- whatever the table: tools and the Java API read listings through this one function. Columns a
+-- tracked table does not map are NULL (seq, priority and bucket: 0, 999 and the hash bucket).
+CREATE OR REPLACE FUNCTION inbox.inbox_messages(p_inbox text, p_state text DEFAULT 'dead', p_limit integer DEFAULT 100)
+RETURNS TABLE (event_id text, event_type text, source text, aggregate_id text, payload jsonb,
+               received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
+               trace_id text, seq bigint, priority integer, bucket integer)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_view text;
+BEGIN
+    IF p_state IS NULL OR p_state NOT IN ('pending', 'dead') THEN
+        RAISE EXCEPTION 'state must be pending or dead, got %', coalesce(quote_literal(p_state), 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_limit IS NULL OR p_limit < 0 THEN
+        RAISE EXCEPTION 'limit must not be negative, got %', p_limit USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- The views hold the state predicates and the order; read through them.
+    v_view := format('inbox.%I', p_inbox || CASE p_state WHEN 'pending' THEN '_pending' ELSE '_dlq' END);
+    IF c.managed THEN
+        RETURN QUERY EXECUTE format('SELECT v.event_id, v.event_type, v.source, v.aggregate_id, v.payload, '
+            'v.received_at, v.processed_at, v.error, v.retry_count, v.trace_id, v.seq, v.priority, v.bucket::integer '
+            'FROM %s v LIMIT $1', v_view) USING p_limit;
+    ELSE
+        RETURN QUERY EXECUTE format('SELECT v.%I::text, v.%I::text, NULL::text, %s, NULL::jsonb, %s, '
+            'v.%I::timestamptz, %s, %s, NULL::text, 0::bigint, 999, inbox.inbox_bucket(%s) FROM %s v LIMIT $1',
+            c.id_column, c.event_type_column,
+            CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('v.%I::text', c.aggregate_column) END,
+            CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz' ELSE format('v.%I::timestamptz', c.received_at_column) END,
+            c.processed_at_column,
+            CASE WHEN c.error_column IS NULL THEN 'NULL::text' ELSE format('v.%I::text', c.error_column) END,
+            CASE WHEN c.retry_count_column IS NULL THEN '0' ELSE format('coalesce(v.%I, 0)::integer', c.retry_count_column) END,
+            CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('v.%I::text', c.aggregate_column) END,
+            v_view) USING p_limit;
+    END IF;
+END;
+$$;

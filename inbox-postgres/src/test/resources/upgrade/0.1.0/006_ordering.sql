@@ -1,0 +1,190 @@
+-- Per-aggregate ordering.
+
+-- Turns on strict per-aggregate ordering: claim_<name> then only hands out the head (earliest
+-- unprocessed message by p_sequence_column, then arrival) of each aggregate, and the view
+-- inbox.next_<name> shows those heads. A timestamp or an integer sequence column both work.
+CREATE OR REPLACE FUNCTION inbox.enable_inbox_ordering(
+    p_inbox text,
+    p_aggregate_column text DEFAULT 'aggregate_id',
+    p_sequence_column text DEFAULT 'received_at')
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_type text;
+BEGIN
+    PERFORM inbox.check_column_name(p_aggregate_column);
+    PERFORM inbox.check_column_name(p_sequence_column);
+    PERFORM inbox.require_column(c, p_aggregate_column, NULL);
+    v_type := inbox.require_column(c, p_sequence_column,
+        ARRAY['timestamp with time zone', 'timestamp without time zone', 'bigint', 'integer', 'smallint', 'numeric', 'date']);
+    INSERT INTO inbox.inbox_ordering_config (inbox_name, aggregate_column, sequence_column)
+    VALUES (p_inbox, p_aggregate_column, p_sequence_column)
+    ON CONFLICT (inbox_name) DO UPDATE
+        SET aggregate_column = EXCLUDED.aggregate_column,
+            sequence_column = EXCLUDED.sequence_column,
+            enabled_at = now();
+    IF c.managed THEN
+        -- Serves the head test of the claim (is there an earlier unprocessed message?).
+        EXECUTE format('DROP INDEX IF EXISTS inbox.%I', p_inbox || '_ordering_idx');
+        EXECUTE format('CREATE INDEX %I ON %s (%I, %I, seq) WHERE processed_at IS NULL',
+            p_inbox || '_ordering_idx', inbox.inbox_table(c), p_aggregate_column, p_sequence_column);
+    END IF;
+    PERFORM inbox.rebuild_inbox_objects(p_inbox);
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION inbox.disable_inbox_ordering(p_inbox text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+BEGIN
+    DELETE FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    IF c.managed THEN
+        EXECUTE format('DROP INDEX IF EXISTS inbox.%I', p_inbox || '_ordering_idx');
+    END IF;
+    PERFORM inbox.rebuild_inbox_objects(p_inbox);
+END;
+$$;
+
+-- Checks that a column exists on an inbox's table (and optionally has one of some types);
+-- returns its type.
+CREATE OR REPLACE FUNCTION inbox.require_column(c inbox.inbox_config, p_column text, p_types text[])
+RETURNS text
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_type text;
+BEGIN
+    SELECT format_type(a.atttypid, NULL) INTO v_type
+    FROM pg_attribute a
+    WHERE a.attrelid = inbox.inbox_table(c)::regclass AND a.attname = p_column
+      AND a.attnum > 0 AND NOT a.attisdropped;
+    IF v_type IS NULL THEN
+        RAISE EXCEPTION 'column % does not exist in %', quote_ident(p_column), inbox.inbox_table(c)
+            USING ERRCODE = 'undefined_column';
+    END IF;
+    IF p_types IS NOT NULL AND NOT v_type = ANY (p_types) THEN
+        RAISE EXCEPTION 'column % of % has type %, expected one of %', quote_ident(p_column),
+            inbox.inbox_table(c), v_type, array_to_string(p_types, ', ')
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    RETURN v_type;
+END;
+$$;
+
+-- Aggregates whose unprocessed messages are out of sequence or missing, and aggregates stuck
+-- behind a dead letter. One row per finding:
+--   sequence_gap           integer sequences: the message's sequence is more than one past the
+--                          previous one of its aggregate (the previous unprocessed message, or the
+--                          last processed one: a gap right after the processed history counts);
+--   duplicate_sequence     integer sequences: the same sequence value as the previous message;
+--   out_of_order           an unprocessed message whose sequence is lower than that of a message of
+--                          the same aggregate that was already processed (it arrived too late);
+--   blocked_by_dead_letter the aggregate's head is a dead letter and messages wait behind it
+--                          (replay or purge it to unblock them).
+-- A diagnostic: it reads the unprocessed rows and the processed rows of their aggregates.
+CREATE OR REPLACE FUNCTION inbox.inbox_ordering_gaps(p_inbox text)
+RETURNS TABLE (aggregate_id text, issue text, event_id text, sequence text, previous_sequence text, detail text)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    o inbox.inbox_ordering_config;
+    v_type text;
+    v_integer boolean;
+    v_arrival text;
+    v_integer_findings text := '';
+BEGIN
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'ordering is not enabled for inbox %; call inbox.enable_inbox_ordering first', quote_literal(p_inbox)
+            USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    v_type := inbox.require_column(c, o.sequence_column, NULL);
+    v_integer := v_type IN ('smallint', 'integer', 'bigint', 'numeric');
+    v_arrival := CASE WHEN c.managed THEN 'm.seq' ELSE format('m.%I', c.id_column) END;
+    IF v_integer THEN
+        -- Only integer sequences promise consecutive values; timestamps legitimately repeat
+        -- (one INSERT statement stamps all its rows with the same now()).
+        v_integer_findings := $f$
+            UNION ALL
+            SELECT ch.agg, 'duplicate_sequence', ch.id, ch.s::text, ch.prev_s::text,
+                   format('sequence %s appears more than once', ch.s), ch.s
+            FROM chain ch WHERE ch.s = ch.prev_s AND (ch.done_s IS NULL OR ch.s >= ch.done_s)
+            UNION ALL
+            SELECT ch.agg, 'sequence_gap', ch.id, ch.s::text, ch.prev_s::text,
+                   CASE WHEN ch.s - ch.prev_s = 2 THEN format('sequence %s is missing', ch.prev_s + 1)
+                        ELSE format('sequences %s to %s are missing', ch.prev_s + 1, ch.s - 1) END, ch.s
+            FROM chain ch WHERE ch.s > ch.prev_s + 1 AND (ch.done_s IS NULL OR ch.s >= ch.done_s)
+$f$;
+    END IF;
+
+    RETURN QUERY EXECUTE format($q$
+        WITH unprocessed AS (
+            SELECT m.%1$I::text AS agg, m.%2$I::text AS id, m.%3$I AS s, %4$s AS arrival, (%5$s) AS dead
+            FROM %6$s m
+            WHERE m.%7$I IS NULL AND m.%1$I IS NOT NULL
+        ), last_done AS (
+            SELECT m.%1$I::text AS agg, max(m.%3$I) AS s
+            FROM %6$s m
+            WHERE m.%7$I IS NOT NULL AND m.%1$I::text IN (SELECT u.agg FROM unprocessed u)
+            GROUP BY 1
+        ), chain AS (
+            SELECT u.agg, u.id, u.s, u.dead, l.s AS done_s,
+                   greatest(lag(u.s) OVER w, l.s) AS prev_s,
+                   row_number() OVER w AS pos,
+                   count(*) OVER (PARTITION BY u.agg) AS n
+            FROM unprocessed u LEFT JOIN last_done l ON l.agg = u.agg
+            WINDOW w AS (PARTITION BY u.agg ORDER BY u.s, u.arrival)
+        ), findings AS (
+            SELECT ch.agg, 'out_of_order'::text AS issue, ch.id, ch.s::text AS seq, ch.done_s::text AS prev,
+                   format('sequence %%s is before %%s, already processed', ch.s, ch.done_s) AS detail, ch.s AS sort_s
+            FROM chain ch WHERE ch.s < ch.done_s
+%8$s            UNION ALL
+            SELECT ch.agg, 'blocked_by_dead_letter', ch.id, ch.s::text, NULL,
+                   format('dead letter %%s blocks %%s later message(s)', ch.id, ch.n - 1), ch.s
+            FROM chain ch WHERE ch.pos = 1 AND ch.dead AND ch.n > 1
+        )
+        SELECT f.agg, f.issue, f.id, f.seq, f.prev, f.detail FROM findings f
+        ORDER BY f.agg, f.sort_s, f.issue$q$,
+        o.aggregate_column, c.id_column, o.sequence_column, v_arrival,
+        inbox.state_predicate(c, 'dead'), inbox.inbox_table(c), c.processed_at_column, v_integer_findings);
+END;
+$$;
+
+-- The SQL of "an earlier unprocessed message of the same aggregate exists" (dead or backing off
+-- included) for the message whose aggregate, sequence and seq are the given SQL expressions: what
+-- keeps a message from being its aggregate's head. The ordered claim, its phase-2 gate and
+-- count_waiting all test it, so "blocked" means one thing.
+CREATE OR REPLACE FUNCTION inbox.earlier_unprocessed_sql(p_table text, p_aggregate_column text,
+    p_sequence_column text, p_aggregate text, p_sequence text, p_seq text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT format('EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = %4$s AND e.processed_at IS NULL'
+        ' AND (e.%3$I, e.seq) < (%5$s, %6$s))',
+        p_aggregate_column, p_table, p_sequence_column, p_aggregate, p_sequence, p_seq)
+$$;
+
+-- The SQL of a CTE "heads(agg, tid)": the head (earliest unprocessed message by sequence, then
+-- arrival) of every aggregate, found by a loose index scan over <name>_ordering_idx, one descent
+-- per aggregate. The ordered claim and count_waiting both use it, so "head" means one thing.
+CREATE OR REPLACE FUNCTION inbox.aggregate_heads_sql(p_table text, p_aggregate_column text, p_sequence_column text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT format($q$heads AS (
+        (SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h
+         WHERE h.processed_at IS NULL AND h.%1$I IS NOT NULL
+         ORDER BY h.%1$I, h.%3$I, h.seq LIMIT 1)
+        UNION ALL
+        SELECT n.agg, n.tid FROM heads p CROSS JOIN LATERAL (
+            SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h
+            WHERE h.processed_at IS NULL AND h.%1$I > p.agg
+            ORDER BY h.%1$I, h.%3$I, h.seq LIMIT 1) n)$q$,
+        p_aggregate_column, p_table, p_sequence_column)
+$$;

@@ -1,0 +1,266 @@
+-- Functions of the Java consumer runtime (PostgresInboxWorker), usable from any language:
+-- failure recording in one statement, the waiting-message count of the batching rule, and the
+-- leases of the automatic partition mode.
+
+-- Makes a message a dead letter at once, whatever its retry count (a handler's "dead" outcome).
+-- Same guard as mark_failed: a pending message, or one claimed by the calling transaction.
+CREATE OR REPLACE FUNCTION inbox.mark_dead(p_inbox text, p_event_id text, p_error text)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'mark_dead');
+    v_count integer;
+BEGIN
+    EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = greatest(retry_count, $3), error = $2
+        WHERE event_id = $1 AND retry_count < $3 AND (processed_at IS NULL OR processed_at = now())$u$,
+        inbox.inbox_table(c))
+        USING p_event_id, p_error, c.max_retries;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count > 0;
+END;
+$$;
+
+-- Records the failed attempts of several messages in one statement (one round trip per batch):
+-- element i of the arrays describes message p_event_ids[i]. p_delays[i] NULL = the inbox's backoff;
+-- p_dead[i] = dead letter at once. Returns each changed message with 'retry' or 'dead'; messages
+-- already processed by another committed transaction are left alone and not returned.
+CREATE OR REPLACE FUNCTION inbox.record_failures(p_inbox text, p_event_ids text[], p_errors text[],
+                                                 p_delays interval[], p_dead boolean[])
+RETURNS TABLE (event_id text, result text)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'record_failures');
+BEGIN
+    RETURN QUERY EXECUTE format($u$
+        UPDATE %s m SET processed_at = NULL,
+               retry_count = CASE WHEN f.dead THEN $3 ELSE m.retry_count + 1 END,
+               error = f.error,
+               next_attempt_at = now() + coalesce(f.delay, inbox.retry_delay($4, $5, m.retry_count + 1))
+        FROM unnest($1, $2, $6, $7) AS f(event_id, error, delay, dead)
+        WHERE m.event_id = f.event_id AND m.retry_count < $3
+          AND (m.processed_at IS NULL OR m.processed_at = now())
+        RETURNING m.event_id, CASE WHEN m.retry_count >= $3 THEN 'dead' ELSE 'retry' END$u$,
+        inbox.inbox_table(c))
+        USING p_event_ids, p_errors, c.max_retries, c.backoff_base, c.backoff_max, p_delays, p_dead;
+END;
+$$;
+
+-- How many messages are ready to be claimed right now, counted up to p_limit (the count stops
+-- there, so it costs at most p_limit index entries): the batching rule counts waiting messages,
+-- not notifications. With ordering enabled only aggregate heads count, as only they can be claimed,
+-- and the count is bounded like claim_<name>: heads among the first 2 * p_limit + 100 waiting
+-- messages in claim order, and only when those are all blocked (a long queue of one aggregate in
+-- front) the aggregates' heads from a loose index scan over <name>_ordering_idx.
+CREATE OR REPLACE FUNCTION inbox.count_waiting(p_inbox text, p_limit integer, p_buckets integer[] DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql STABLE
+-- As in claim_<name>: walk the claim index, whatever the (always stale) statistics say.
+SET enable_bitmapscan = off SET enable_seqscan = off SET jit = off
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'count_waiting');
+    o inbox.inbox_ordering_config;
+    v_table text := inbox.inbox_table(c);
+    v_waiting text;
+    v_window integer := CASE WHEN p_limit IS NOT NULL THEN 2 * greatest(p_limit, 0) + 100 END;  -- NULL: no bound
+    v_heads integer;
+    v_walked integer;
+    v_count integer;
+BEGIN
+    v_waiting := format('m.processed_at IS NULL AND m.retry_count < %s AND m.next_attempt_at <= now()
+              AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', c.max_retries);
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    IF o.inbox_name IS NULL THEN
+        EXECUTE format($q$SELECT count(*)::integer FROM (
+                SELECT 1 FROM %s m WHERE %s LIMIT $1) s$q$, v_table, v_waiting)
+            INTO v_count
+            USING p_limit, inbox.inbox_bucket_mask(p_buckets);
+        RETURN v_count;
+    END IF;
+
+    EXECUTE format($q$SELECT (count(*) FILTER (WHERE m.%1$I IS NULL OR NOT %3$s))::integer,
+                count(*)::integer
+            FROM (SELECT m.* FROM %2$s m WHERE %4$s ORDER BY m.priority, m.seq LIMIT $3) m$q$,
+        o.aggregate_column, v_table,
+        inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
+            format('m.%I', o.aggregate_column), format('m.%I', o.sequence_column), 'm.seq'),
+        v_waiting)
+        INTO v_heads, v_walked
+        USING p_limit, inbox.inbox_bucket_mask(p_buckets), v_window;
+    IF p_limit IS NULL OR v_heads >= p_limit OR v_walked < v_window THEN
+        RETURN least(v_heads, p_limit);
+    END IF;
+    EXECUTE format($q$WITH RECURSIVE %5$s
+            SELECT count(*)::integer FROM (
+                SELECT 1 FROM (
+                    SELECT 1 FROM %2$s m WHERE m.ctid = ANY (ARRAY(SELECT heads.tid FROM heads)) AND %6$s
+                    UNION ALL
+                    SELECT 1 FROM %2$s m WHERE m.%1$I IS NULL AND %4$s) x
+                LIMIT $1) s$q$,
+        o.aggregate_column, v_table, o.sequence_column, v_waiting,
+        inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column),
+        -- By TID: not a predicate that lets the planner scan a partial index instead (see claim_<name>).
+        replace(v_waiting, 'm.processed_at IS NULL', 'num_nulls(m.processed_at) = 1'))
+        INTO v_count
+        USING p_limit, inbox.inbox_bucket_mask(p_buckets);
+    RETURN v_count;
+END;
+$$;
+
+-- Pending depth and the age of the oldest pending message (gauges; both served by the claim
+-- index: an index-only count, and the earliest-arrived pending message from oldest_pending_sql).
+CREATE OR REPLACE FUNCTION inbox.pending_gauges(p_inbox text, OUT depth bigint, OUT oldest_age_seconds double precision)
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_oldest timestamptz;
+BEGIN
+    EXECUTE format($q$SELECT count(*) FROM %s m WHERE m.processed_at IS NULL AND m.retry_count < %s$q$,
+        inbox.inbox_table(c), c.max_retries)
+        INTO depth;
+    EXECUTE inbox.oldest_pending_sql(c, 'm.received_at') INTO v_oldest;
+    oldest_age_seconds := coalesce(extract(epoch FROM now() - v_oldest), 0)::float8;
+END;
+$$;
+
+-- Automatic partitions. Live workers register in inbox_workers with a heartbeat and share the
+-- partitions 0..p_partitions-1 through inbox_partition_leases (fair share = ceil(partitions /
+-- live workers)). The guard: a claim transaction holds a shared transaction-level advisory lock
+-- on each partition it claims from (inbox.lease_guard), and a lease changes hands (release or
+-- takeover) only under the exclusive lock, tried without waiting. So a lease never moves while a
+-- transaction of its owner is claiming from it, and a worker whose lease moved sees that before
+-- it claims. Transaction-level locks only: this works through PgBouncer transaction pooling.
+CREATE OR REPLACE FUNCTION inbox.partition_lock_key(p_inbox text)
+RETURNS integer
+LANGUAGE sql IMMUTABLE
+AS $$ SELECT hashtext('inbox.partition:' || p_inbox) $$;
+
+-- One heartbeat of p_worker: refreshes its registration, forgets workers silent for longer than
+-- a lease, renews its live leases, gives up partitions above its fair share, takes free or expired
+-- ones below it. Returns the partitions it holds afterwards and may claim from (a surplus one it
+-- could not give up yet is left out). The database clock decides.
+CREATE OR REPLACE FUNCTION inbox.worker_heartbeat(p_inbox text, p_worker text, p_partitions integer, p_lease interval)
+RETURNS integer[]
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_key integer := inbox.partition_lock_key(p_inbox);
+    v_live integer;
+    v_share integer;
+    v_owned integer;
+    v_part integer;
+    v_surplus integer[] := '{}';
+    v_result integer[];
+BEGIN
+    PERFORM inbox.inbox_config_of(p_inbox);
+    IF p_partitions IS NULL OR p_partitions < 1 OR p_partitions > 1024 THEN
+        RAISE EXCEPTION 'partitions must be in 1..1024, got %', p_partitions USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_lease IS NULL OR p_lease <= interval '0' THEN
+        RAISE EXCEPTION 'lease must be positive' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    INSERT INTO inbox.inbox_workers AS w (inbox_name, worker_id)
+    VALUES (p_inbox, p_worker)
+    ON CONFLICT (inbox_name, worker_id) DO UPDATE SET heartbeat_at = now();
+    DELETE FROM inbox.inbox_workers
+    WHERE inbox_name = p_inbox AND heartbeat_at < now() - p_lease AND worker_id <> p_worker;
+    INSERT INTO inbox.inbox_partition_leases (inbox_name, partition_id)
+    SELECT p_inbox, g FROM generate_series(0, p_partitions - 1) AS g
+    ON CONFLICT DO NOTHING;
+
+    SELECT count(*) INTO v_live FROM inbox.inbox_workers WHERE inbox_name = p_inbox;
+    v_share := ceil(p_partitions::numeric / greatest(v_live, 1));
+
+    UPDATE inbox.inbox_partition_leases SET lease_expires_at = now() + p_lease
+    WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now() AND partition_id < p_partitions;
+    GET DIAGNOSTICS v_owned = ROW_COUNT;
+
+    IF v_owned > v_share THEN
+        FOR v_part IN
+            SELECT partition_id FROM inbox.inbox_partition_leases
+            WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now()
+            ORDER BY partition_id DESC LIMIT v_owned - v_share
+        LOOP
+            -- Busy (one of our claim transactions holds it): give it up at a later heartbeat. It
+            -- is left out of the result all the same, so our claims stop locking it meanwhile and
+            -- the next try succeeds even under constant load.
+            v_surplus := v_surplus || v_part;
+            IF pg_try_advisory_xact_lock(v_key, v_part) THEN
+                UPDATE inbox.inbox_partition_leases SET owner_id = NULL, lease_expires_at = '-infinity'
+                WHERE inbox_name = p_inbox AND partition_id = v_part AND owner_id = p_worker;
+            END IF;
+        END LOOP;
+    ELSIF v_owned < v_share THEN
+        FOR v_part IN
+            SELECT partition_id FROM inbox.inbox_partition_leases
+            WHERE inbox_name = p_inbox AND partition_id < p_partitions
+              AND (owner_id IS NULL OR lease_expires_at <= now())
+            ORDER BY partition_id
+            FOR UPDATE SKIP LOCKED
+        LOOP
+            EXIT WHEN v_owned >= v_share;
+            -- The former owner may still be inside a claim transaction on it: not yet.
+            IF pg_try_advisory_xact_lock(v_key, v_part) THEN
+                UPDATE inbox.inbox_partition_leases SET owner_id = p_worker, lease_expires_at = now() + p_lease
+                WHERE inbox_name = p_inbox AND partition_id = v_part;
+                v_owned := v_owned + 1;
+            END IF;
+        END LOOP;
+    END IF;
+
+    SELECT coalesce(array_agg(partition_id ORDER BY partition_id), '{}') INTO v_result
+    FROM inbox.inbox_partition_leases
+    WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now() AND partition_id < p_partitions
+      AND NOT partition_id = ANY (v_surplus);
+    RETURN v_result;
+END;
+$$;
+
+-- The guard of a claim transaction in the automatic mode: takes the shared lock of each partition
+-- the worker believes it holds, then (with a fresh snapshot, so a lease moved meanwhile is seen)
+-- returns those it still holds. Call it first in the claim transaction and claim only from the
+-- buckets of the returned partitions; the locks last until commit or rollback.
+CREATE OR REPLACE FUNCTION inbox.lease_guard(p_inbox text, p_worker text, p_partitions integer[])
+RETURNS integer[]
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_key integer := inbox.partition_lock_key(p_inbox);
+    v_part integer;
+    v_result integer[];
+BEGIN
+    FOR v_part IN SELECT DISTINCT x FROM unnest(p_partitions) AS x ORDER BY x LOOP
+        PERFORM pg_advisory_xact_lock_shared(v_key, v_part);
+    END LOOP;
+    SELECT coalesce(array_agg(partition_id ORDER BY partition_id), '{}') INTO v_result
+    FROM inbox.inbox_partition_leases
+    WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now()
+      AND partition_id = ANY (p_partitions);
+    RETURN v_result;
+END;
+$$;
+
+-- A worker leaving in an orderly way: gives up its leases (waiting for its own claim transactions
+-- to end) and its registration, so the others rebalance at their next heartbeat.
+CREATE OR REPLACE FUNCTION inbox.worker_leave(p_inbox text, p_worker text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_key integer := inbox.partition_lock_key(p_inbox);
+    v_part integer;
+BEGIN
+    FOR v_part IN
+        SELECT partition_id FROM inbox.inbox_partition_leases
+        WHERE inbox_name = p_inbox AND owner_id = p_worker ORDER BY partition_id
+    LOOP
+        PERFORM pg_advisory_xact_lock(v_key, v_part);
+        UPDATE inbox.inbox_partition_leases SET owner_id = NULL, lease_expires_at = '-infinity'
+        WHERE inbox_name = p_inbox AND partition_id = v_part AND owner_id = p_worker;
+    END LOOP;
+    DELETE FROM inbox.inbox_workers WHERE inbox_name = p_inbox AND worker_id = p_worker;
+END;
+$$;
