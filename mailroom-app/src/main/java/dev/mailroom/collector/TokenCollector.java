@@ -151,7 +151,8 @@ public final class TokenCollector implements BatchHandler {
     int end = eventId.indexOf('.', EVENT_PREFIX.length());
     try {
       return Optional.of(
-          Long.parseLong(eventId.substring(EVENT_PREFIX.length(), end < 0 ? eventId.length() : end)));
+          Long.parseLong(
+              eventId.substring(EVENT_PREFIX.length(), end < 0 ? eventId.length() : end)));
     } catch (NumberFormatException e) {
       return Optional.empty();
     }
