@@ -45,10 +45,22 @@ BEGIN
         LANGUAGE plpgsql
         AS $body$
         BEGIN
-            INSERT INTO inbox.%I (event_id, event_type, source, aggregate_id, payload)
-            SELECT 'token-' || n.id, n.action::text, 'mailroom', n.account::text,
-                   jsonb_build_object('token_id', n.id, 'account', n.account)
+            -- A token id can come back (a reset sequence, a restored backup) and its event id can
+            -- be taken by a row someone else inserted: such a token gets an event id of its own,
+            -- 'token-<id>.<random uuid>', rather than failing the sign-up.
+            WITH enqueued AS (
+                INSERT INTO inbox.%1$I (event_id, event_type, source, aggregate_id, payload)
+                SELECT 'token-' || n.id, n.action::text, 'mailroom', n.account::text,
+                       jsonb_build_object('token_id', n.id, 'account', n.account)
+                FROM new_tokens n
+                ORDER BY n.id
+                ON CONFLICT (event_id) DO NOTHING
+                RETURNING event_id)
+            INSERT INTO inbox.%1$I (event_id, event_type, source, aggregate_id, payload)
+            SELECT 'token-' || n.id || '.' || gen_random_uuid(), n.action::text, 'mailroom',
+                   n.account::text, jsonb_build_object('token_id', n.id, 'account', n.account)
             FROM new_tokens n
+            WHERE NOT EXISTS (SELECT 1 FROM enqueued e WHERE e.event_id = 'token-' || n.id)
             ORDER BY n.id;
             RETURN NULL;
         END;
