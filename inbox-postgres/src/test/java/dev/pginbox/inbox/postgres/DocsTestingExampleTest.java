@@ -1,6 +1,7 @@
 package dev.pginbox.inbox.postgres;
 
-// The example of docs/testing.md (its code, formatted, under another class name): it must keep working.
+// The example of docs/testing.md (its code, formatted, under another class name): it must keep
+// working.
 
 import static org.assertj.core.api.Assertions.assertThat;
 
