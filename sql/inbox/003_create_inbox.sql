@@ -20,6 +20,9 @@ DECLARE
     v_arrival text;      -- expression list: arrival order
     v_order text;        -- ORDER BY of _pending and of the claim
     v_head_guard text := '';
+    -- Privileges others hold on the views, granted again once they are recreated.
+    v_view_grants text[] := inbox.relation_grants(ARRAY[p_inbox || '_pending', p_inbox || '_dlq',
+                                                        p_inbox || '_stats', 'next_' || p_inbox]);
     -- The start of both claim functions (%1$I their name, %2$s the table). A queue table's
     -- statistics are always stale (rows come and go between analyzes); believing the backlog tiny,
     -- the planner picked a bitmap scan of the whole backlog plus a sort (25 ms instead of 1.6 ms
@@ -239,6 +242,8 @@ BEGIN
             inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
                 'win.agg', 'win.s', 'win.seq'));
     END IF;
+    PERFORM inbox.restore_grants(v_view_grants);
+    PERFORM inbox.apply_inbox_grants(p_inbox);
 END;
 $$;
 
