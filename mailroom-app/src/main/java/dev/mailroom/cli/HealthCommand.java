@@ -1,0 +1,31 @@
+package dev.mailroom.cli;
+
+import dev.pginbox.inbox.HealthStatus;
+import dev.pginbox.inbox.InboxHealth;
+import java.io.PrintStream;
+import java.util.Locale;
+import javax.sql.DataSource;
+import picocli.CommandLine.Command;
+
+@Command(
+    name = "health",
+    mixinStandardHelpOptions = true,
+    description =
+        "Prints the health of the inbox MAILROOM_QUEUE_NAME as JSON; exits with 1 when the status is critical.")
+final class HealthCommand extends OperatorCommand {
+
+  @Override
+  int run(DataSource dataSource, PrintStream out) {
+    InboxHealth health = inbox(dataSource).health();
+    out.println(
+        new JsonObject()
+            .add("inbox", health.inbox())
+            .add("status", health.status().name().toLowerCase(Locale.ROOT))
+            .add("pending_count", health.pendingCount())
+            .add("dlq_count", health.dlqCount())
+            .add("oldest_pending_age_seconds", health.oldestPendingAgeSeconds())
+            .add("throughput_per_minute", health.throughputPerMinute())
+            .toString());
+    return health.status() == HealthStatus.CRITICAL ? 1 : 0;
+  }
+}
