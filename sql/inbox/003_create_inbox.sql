@@ -386,6 +386,7 @@ BEGIN
         p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name);
     IF c.managed THEN
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[])', 'claim_' || p_name);
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text[], text[], text[], text[], jsonb[], text[])', 'send_' || p_name);
         IF p_cascade THEN
             EXECUTE format('DROP TABLE IF EXISTS %s', inbox.inbox_table(c));
             EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text, text, text)', 'priority_of_' || p_name);

@@ -125,6 +125,8 @@ BEGIN
         IF c.managed THEN
             EXECUTE format('GRANT INSERT (event_id, event_type, source, aggregate_id, payload, trace_id), '
                            'SELECT (event_id) ON %s TO %s', v_table, v_role);
+            EXECUTE format('GRANT EXECUTE ON FUNCTION inbox.%I(text[], text[], text[], text[], jsonb[], text[]) TO %s',
+                           'send_' || p_inbox, v_role);
         END IF;
         RETURN;
     END IF;
@@ -150,8 +152,66 @@ BEGIN
 END;
 $$;
 
--- Grants what the group roles and the roles of inbox.grant_inbox hold on an inbox. Called at the end
--- of every rebuild of its derived objects, so new views get them and nothing is lost on re-install.
+-- The batch send of a managed inbox, inbox.send_<name>(event ids, types, sources, aggregate ids,
+-- payloads, trace ids): one INSERT ... ON CONFLICT (event_id) DO NOTHING of the arrays, in event id
+-- order (two concurrent batches sharing ids in different orders would otherwise deadlock), whose
+-- arrival order (seq) still follows the arrays: an aggregate's events sent in one call are handed
+-- out in the order given. Setting seq explicitly is the owner's right, not a producer's (a producer
+-- choosing seq could jump the queue), so the function runs as its owner (SECURITY DEFINER) and
+-- takes no seq: EXECUTE on it is what the producers of the inbox are granted. It inserts nothing
+-- but the six message columns, like a producer's own INSERT. Returns the number inserted.
+CREATE OR REPLACE FUNCTION inbox.create_send_function(p_inbox text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_function text := format('inbox.%I', 'send_' || p_inbox);
+BEGIN
+    IF NOT c.managed THEN
+        RETURN;
+    END IF;
+    EXECUTE format($f$
+        CREATE OR REPLACE FUNCTION %1$s(p_event_ids text[], p_event_types text[], p_sources text[],
+                                        p_aggregate_ids text[], p_payloads jsonb[], p_trace_ids text[])
+        RETURNS integer
+        LANGUAGE plpgsql
+        SECURITY DEFINER
+        SET search_path = pg_catalog, pg_temp
+        AS $body$
+        DECLARE
+            v_count integer;
+        BEGIN
+            WITH m AS (
+                SELECT *
+                FROM unnest(p_event_ids, p_event_types, p_sources, p_aggregate_ids, p_payloads, p_trace_ids)
+                    WITH ORDINALITY AS m (event_id, event_type, source, aggregate_id, payload, trace_id, position)
+            ), arrival AS (
+                -- One identity value per row, the smallest to the first element, whatever order
+                -- nextval ran in.
+                SELECT array_agg(s.seq ORDER BY s.seq) AS seqs
+                FROM (SELECT nextval(%3$L::regclass) AS seq FROM m) s
+            )
+            INSERT INTO %2$s (event_id, event_type, source, aggregate_id, payload, trace_id, seq)
+            OVERRIDING SYSTEM VALUE
+            SELECT m.event_id, m.event_type, m.source, m.aggregate_id, m.payload, m.trace_id,
+                   a.seqs[m.position::integer]
+            FROM m CROSS JOIN arrival a
+            ORDER BY m.event_id COLLATE "C", m.position  -- a duplicate in the arrays keeps its first occurrence
+            ON CONFLICT (event_id) DO NOTHING;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            RETURN v_count;
+        END;
+        $body$
+        $f$, v_function, inbox.inbox_table(c), pg_get_serial_sequence(inbox.inbox_table(c), 'seq'));
+    EXECUTE format('REVOKE ALL ON FUNCTION %s(text[], text[], text[], text[], jsonb[], text[]) FROM PUBLIC', v_function);
+END;
+$$;
+
+-- (Re)creates the send function and grants what the group roles and the roles of inbox.grant_inbox
+-- hold on an inbox. Called at the end of every rebuild of its derived objects, so new views get
+-- them and nothing is lost on re-install.
 -- A role that no longer exists is skipped with a warning.
 CREATE OR REPLACE FUNCTION inbox.apply_inbox_grants(p_inbox text)
 RETURNS void
@@ -162,6 +222,7 @@ DECLARE
     v_role text;
     v_kind text;
 BEGIN
+    PERFORM inbox.create_send_function(p_inbox);
     FOR v_role, v_kind IN
         SELECT inbox.group_role(k), k FROM unnest(ARRAY['producer', 'consumer', 'operator', 'reader']) AS k
         UNION ALL
@@ -222,6 +283,10 @@ BEGIN
     END IF;
     -- REVOKE ALL on a table also revokes its column privileges.
     EXECUTE format('REVOKE ALL ON %s FROM %I', inbox.inbox_table(c), p_role);
+    IF c.managed THEN
+        EXECUTE format('REVOKE ALL ON FUNCTION inbox.%I(text[], text[], text[], text[], jsonb[], text[]) FROM %I',
+                       'send_' || p_inbox, p_role);
+    END IF;
     FOREACH v_view IN ARRAY ARRAY[p_inbox || '_pending', p_inbox || '_dlq', p_inbox || '_stats', 'next_' || p_inbox] LOOP
         IF to_regclass(format('inbox.%I', v_view)) IS NOT NULL THEN
             EXECUTE format('REVOKE ALL ON inbox.%I FROM %I', v_view, p_role);

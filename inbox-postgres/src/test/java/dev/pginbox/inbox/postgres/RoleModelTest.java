@@ -126,6 +126,8 @@ class RoleModelTest extends InboxTestSupport {
         .isEqualTo(1);
     assertThat(count("SELECT retry_count FROM inbox.orders WHERE event_id = 'c-2'")).isEqualTo(1);
     consumer.isRefused(INSERT.formatted("c-3"));
+    consumer.isRefused(
+        "SELECT inbox.send_orders('{c-3}', '{t}', '{s}', '{a}', '{null}'::jsonb[], '{null}')");
     consumer.isRefused("SELECT * FROM inbox.orders_dlq");
     consumer.isRefused("SELECT inbox.grant_inbox('orders', current_user, 'operator')");
     consumer.isRefused("UPDATE inbox.inbox_config SET max_retries = 100");
