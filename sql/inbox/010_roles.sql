@@ -18,7 +18,7 @@ DECLARE
     v_may_create boolean;
 BEGIN
     SELECT r.rolsuper OR r.rolcreaterole INTO v_may_create
-    FROM pg_catalog.pg_roles r WHERE r.rolname = current_user;
+    FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER;
     FOREACH v_role IN ARRAY ARRAY['inbox_producer', 'inbox_consumer', 'inbox_operator', 'inbox_reader'] LOOP
         CONTINUE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = v_role);
         IF NOT v_may_create THEN
@@ -369,11 +369,11 @@ DECLARE
     v_kind text;
 BEGIN
     FOR v_role, v_kind IN
-        SELECT inbox.group_role(k), k FROM unnest(ARRAY['producer', 'consumer', 'operator', 'reader']) AS k
+        SELECT inbox.group_role(k), k FROM pg_catalog.unnest(ARRAY['producer', 'consumer', 'operator', 'reader']) AS k
         UNION
         SELECT g.role_name, g.kind FROM inbox.inbox_grants g
     LOOP
-        IF to_regrole(quote_ident(v_role)) IS NOT NULL THEN
+        IF pg_catalog.to_regrole(pg_catalog.quote_ident(v_role)) IS NOT NULL THEN
             PERFORM inbox.grant_schema_privileges(v_role, v_kind);
         END IF;
     END LOOP;

@@ -6,6 +6,9 @@
 -- (it reads the \ir lines below).
 \set ON_ERROR_STOP 1
 BEGIN;
+-- Built-ins and schema-qualified names only, whatever the installing session's search_path:
+-- objects that untrusted roles create in public never run with the installer's rights.
+SET LOCAL search_path = pg_catalog, pg_temp;
 -- Re-running prints a NOTICE per existing object otherwise.
 SET LOCAL client_min_messages = warning;
 \ir 000_install_lock.sql
