@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The produce path: one INSERT per call, idempotent by event id. A batch is one statement over
@@ -30,10 +31,11 @@ public final class MessageWriter {
    * @param quotedSendFunction its validated, quoted send function ({@code "inbox"."send_orders"})
    */
   public MessageWriter(String quotedTable, String quotedSendFunction) {
-    this.insertOne = SqlResources.template(MessageWriter.class, "insert_one", quotedTable);
+    this.insertOne =
+        SqlResources.get(MessageWriter.class, "insert_one", Map.of("table", quotedTable));
     this.insertBatch =
-        SqlResources.get(MessageWriter.class, "insert_batch")
-            .replace("<function>", quotedSendFunction);
+        SqlResources.get(
+            MessageWriter.class, "insert_batch", Map.of("function", quotedSendFunction));
   }
 
   public boolean send(Connection connection, NewMessage m) throws SQLException {
