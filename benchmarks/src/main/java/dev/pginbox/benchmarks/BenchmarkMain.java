@@ -47,7 +47,8 @@ public final class BenchmarkMain {
         + System.getProperty("java.version") + ", runs=" + runs + ", scale=" + scale);
     for (String scenario : scenarios) {
       switch (scenario) {
-        case "produce" -> ProduceScenario.run(report, runs, scale);
+        case "produce" -> ProduceScenario.run(report, runs, scale, false);
+        case "produce-as-producer" -> ProduceScenario.run(report, runs, scale, true);
         case "consume" -> {
           ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PLAIN), new int[] {1, 10, 100, 1000});
           ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PRIORITY,
