@@ -345,6 +345,7 @@ BEGIN
         p_degraded_age_seconds, p_critical_age_seconds, p_degraded_pending, p_critical_pending, v_channel);
 
     PERFORM inbox.rebuild_inbox_objects(v_name);
+    PERFORM inbox.log_operator_action('create_inbox', v_name, jsonb_build_object('max_retries', p_max_retries), NULL);
 END;
 $$;
 
@@ -390,5 +391,6 @@ BEGIN
         END IF;
     END IF;
     DELETE FROM inbox.inbox_config WHERE inbox_name = p_name;
+    PERFORM inbox.log_operator_action('drop_inbox', p_name, jsonb_build_object('cascade', p_cascade), NULL);
 END;
 $$;

@@ -32,6 +32,8 @@ BEGIN
             p_inbox || '_ordering_idx', inbox.inbox_table(c), p_aggregate_column, p_sequence_column);
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
+    PERFORM inbox.log_operator_action('enable_ordering', p_inbox, jsonb_build_object(
+        'aggregate_column', p_aggregate_column, 'sequence_column', p_sequence_column), NULL);
 END;
 $$;
 
@@ -47,6 +49,7 @@ BEGIN
         EXECUTE format('DROP INDEX IF EXISTS inbox.%I', p_inbox || '_ordering_idx');
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
+    PERFORM inbox.log_operator_action('disable_ordering', p_inbox, '{}', NULL);
 END;
 $$;
 

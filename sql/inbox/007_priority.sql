@@ -53,5 +53,7 @@ BEGIN
             priority_map = EXCLUDED.priority_map,
             enabled_at = now();
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
+    PERFORM inbox.log_operator_action('enable_priority', p_inbox, jsonb_build_object(
+        'column', p_priority_column, 'map', p_priority_map), NULL);
 END;
 $$;

@@ -20,4 +20,5 @@ SET LOCAL client_min_messages = warning;
 \ir 008_tracking.sql
 \ir 009_workers.sql
 \ir 010_upgrade.sql
+\ir 011_operator_views.sql
 COMMIT;
