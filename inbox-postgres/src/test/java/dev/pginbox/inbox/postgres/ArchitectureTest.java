@@ -42,7 +42,7 @@ class ArchitectureTest {
     // allowEmptyShould: the rule holds before mailroom-app exists on this classpath.
     noClasses()
         .that()
-        .resideInAPackage("dev.mailroom.mailroom..")
+        .resideInAPackage("dev.mailroom..")
         .should()
         .dependOnClassesThat()
         .resideInAPackage("dev.pginbox.inbox.postgres.internal..")

@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A queue's statistics are always stale. Analyzed while nothing was pending, the planner believes
  * the pending rows' partial indexes empty and, for the claim's UPDATE, preferred scanning one of
  * them (filtering on ctid) over the TID scan: every claim then read the whole backlog, and a drain
- * of 100,000 slowed tenfold (docs/performance-notes.md §6). The claim's plans are read here with
+ * of 100,000 slowed tenfold (docs/performance.md, "Claim"). The claim's plans are read here with
  * auto_explain at NOTICE level.
  */
 class ClaimPlanTest extends InboxTestSupport {

@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * is never set when it times out). A steady stream of notifications, one per commit at 1,000
  * commits/s, therefore keeps the call reading for tens of milliseconds before it returns anything:
  * measured on loopback, notify -> wake-up p50 32 ms at 1,000/s against 0.14 ms with this switched
- * off (docs/performance-notes.md). Setting the driver's next-check time to "never" leaves only the
- * non-blocking check for bytes already received; anything else is read by the next blocking call.
+ * off (docs/performance.md, "Wake-up latency"). Setting the driver's next-check time to "never"
+ * leaves only the non-blocking check for bytes already received; anything else is read by the next
+ * blocking call.
  *
  * <p>The field is private to the driver, so this is best effort: on a driver without it the
  * listener works as before, with the lag, and says so once.

@@ -1,3 +1,0 @@
-INSERT INTO inbox.q (event_id, event_type, source, aggregate_id, payload, trace_id)
-SELECT * FROM unnest((SELECT array_agg(md5(random()::text) ORDER BY 1) FROM generate_series(1,1000)), array_fill('order.placed'::text, ARRAY[1000]), array_fill('bench'::text, ARRAY[1000]), (SELECT array_agg('agg-' || (g % 1000)) FROM generate_series(1,1000) g), array_fill('{"order":"ORD-000000","amount":4999,"currency":"EUR","customer":"C-12345","note":"abcdefghij"}'::jsonb, ARRAY[1000]), array_fill(NULL::text, ARRAY[1000])) AS m(event_id, event_type, source, aggregate_id, payload, trace_id)
-ORDER BY m.event_id COLLATE "C" ON CONFLICT (event_id) DO NOTHING;

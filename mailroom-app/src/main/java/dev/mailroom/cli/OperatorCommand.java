@@ -1,0 +1,67 @@
+package dev.mailroom.cli;
+
+import dev.mailroom.config.ConfigException;
+import dev.mailroom.config.ConnectionSettings;
+import dev.mailroom.config.DataSources;
+import dev.mailroom.config.EnvironmentConfig;
+import dev.mailroom.config.MailroomConfig;
+import dev.mailroom.embedded.EmbeddedDatabase;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import javax.sql.DataSource;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * Shared by the operator subcommands: the database and inbox come from the same environment as the
+ * collector. Without MAILROOM_DATABASE_URL they talk to the embedded server of a running collector
+ * (localhost:MAILROOM_EMBEDDED_PORT, database mailroom).
+ */
+abstract class OperatorCommand implements Callable<Integer> {
+
+  @ParentCommand MailroomCommand parent;
+
+  MailroomConfig config;
+
+  @Override
+  public final Integer call() {
+    try {
+      config = EnvironmentConfig.read(parent.io.env());
+    } catch (ConfigException e) {
+      parent.io.stderr().println("error: " + e.getMessage());
+      return ConfigException.EXIT_CODE;
+    }
+    try {
+      return run(DataSources.of(database()), out());
+    } catch (SQLException | RuntimeException e) {
+      parent.io.stderr().println("error: " + e.getMessage());
+      return 1;
+    }
+  }
+
+  abstract int run(DataSource dataSource, PrintStream out) throws SQLException;
+
+  private ConnectionSettings database() {
+    if (config.database() != null) {
+      return config.database();
+    }
+    Properties props = new Properties();
+    props.setProperty("user", "postgres");
+    int port = config.embeddedPort();
+    return new ConnectionSettings(
+        "jdbc:postgresql://localhost:" + port + "/" + EmbeddedDatabase.DATABASE,
+        props,
+        List.of("localhost"),
+        List.of(port),
+        EmbeddedDatabase.DATABASE,
+        "postgres",
+        "disable");
+  }
+
+  PrintStream out() {
+    return new PrintStream(parent.io.stdout(), true, StandardCharsets.UTF_8);
+  }
+}

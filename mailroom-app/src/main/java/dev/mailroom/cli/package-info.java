@@ -1,0 +1,2 @@
+/** The command line: the collector (default command) and the operator subcommands. */
+package dev.mailroom.cli;

@@ -1,0 +1,205 @@
+package dev.mailroom.config;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Reads MAILROOM_DATABASE_URL in the three forms people have: a libpq key/value conninfo ({@code
+ * dbname=mailroom host=localhost port=5432 user=x password='a b' sslmode=disable}), a libpq URI
+ * ({@code postgres://user:p%40ss@host:5432/db?sslmode=require}, several hosts allowed) and a pgJDBC
+ * URL ({@code jdbc:postgresql://...}, passed through). Missing values fall back to the libpq
+ * environment (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE) and then to libpq's
+ * defaults, except the host: pgJDBC has no Unix-domain sockets, so the default (and a socket
+ * directory) becomes localhost over TCP, with a warning for an explicit directory.
+ */
+public final class DatabaseUrl {
+
+  private DatabaseUrl() {}
+
+  /** Thrown for a URL that libpq itself would reject; the collector exits with code 2. */
+  public static final class MalformedException extends IllegalArgumentException {
+    public MalformedException(String message) {
+      super(message);
+    }
+  }
+
+  public static ConnectionSettings parse(
+      String url, Map<String, String> env, Consumer<String> warn) {
+    if (url == null || url.isBlank()) {
+      throw new MalformedException("the database URL is empty");
+    }
+    String trimmed = url.strip();
+    if (trimmed.startsWith("jdbc:postgresql:")) {
+      return fromJdbc(trimmed, env);
+    }
+    Map<String, String> params;
+    if (trimmed.startsWith("postgresql://") || trimmed.startsWith("postgres://")) {
+      params = LibpqConnectionString.parseUri(trimmed);
+    } else if (trimmed.contains("://")) {
+      throw new MalformedException(
+          "unsupported URI scheme in "
+              + redact(trimmed)
+              + " (use postgres://, postgresql:// or jdbc:postgresql://)");
+    } else {
+      params = LibpqConnectionString.parseConninfo(trimmed);
+    }
+    return build(params, env, warn);
+  }
+
+  // ---- to JDBC -------------------------------------------------------------------------------
+
+  private static ConnectionSettings build(
+      Map<String, String> params, Map<String, String> env, Consumer<String> warn) {
+    String user = firstNonEmpty(params.get("user"), env.get("PGUSER"), env.get("USER"), "postgres");
+    String password = firstNonEmpty(params.get("password"), env.get("PGPASSWORD"));
+    String database = firstNonEmpty(params.get("dbname"), env.get("PGDATABASE"), user);
+    String sslmode = firstNonEmpty(params.get("sslmode"), env.get("PGSSLMODE"), "prefer");
+    if (!Set.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
+        .contains(sslmode)) {
+      throw new MalformedException("invalid sslmode value: \"" + sslmode + "\"");
+    }
+    String hostSpec =
+        firstNonEmpty(params.get("hostaddr"), params.get("host"), env.get("PGHOST"), "localhost");
+    String portSpec = firstNonEmpty(params.get("port"), env.get("PGPORT"), "5432");
+    List<String> hosts = new ArrayList<>();
+    for (String host : hostSpec.split(",", -1)) {
+      if (host.isEmpty()) {
+        host = "localhost";
+      } else if (host.startsWith("/") || host.startsWith("@")) {
+        warn.accept(
+            "Unix-domain socket " + host + " is not supported; connecting to localhost over TCP");
+        host = "localhost";
+      }
+      hosts.add(host);
+    }
+    String[] portParts = portSpec.split(",", -1);
+    if (portParts.length != 1 && portParts.length != hosts.size()) {
+      throw new MalformedException(
+          "could not match " + portParts.length + " port numbers to " + hosts.size() + " hosts");
+    }
+    List<Integer> ports = new ArrayList<>();
+    for (int h = 0; h < hosts.size(); h++) {
+      String p = portParts.length == 1 ? portParts[0] : portParts[h];
+      ports.add(p.isEmpty() ? 5432 : port(p));
+    }
+
+    StringBuilder url = new StringBuilder("jdbc:postgresql://");
+    for (int h = 0; h < hosts.size(); h++) {
+      if (h > 0) {
+        url.append(',');
+      }
+      String host = hosts.get(h);
+      url.append(host.contains(":") ? "[" + host + "]" : host).append(':').append(ports.get(h));
+    }
+    url.append('/').append(URLEncoder.encode(database, StandardCharsets.UTF_8));
+
+    Properties props = new Properties();
+    props.setProperty("user", user);
+    if (password != null) {
+      props.setProperty("password", password);
+    }
+    props.setProperty("sslmode", sslmode);
+    copy(params, "connect_timeout", props, "connectTimeout");
+    copy(params, "application_name", props, "ApplicationName");
+    if (!props.containsKey("ApplicationName")) {
+      props.setProperty(
+          "ApplicationName", firstNonEmpty(params.get("fallback_application_name"), "mailroom"));
+    }
+    copy(params, "options", props, "options");
+    copy(params, "sslrootcert", props, "sslrootcert");
+    copy(params, "sslcert", props, "sslcert");
+    copy(params, "sslkey", props, "sslkey");
+    copy(params, "sslpassword", props, "sslpassword");
+    copy(params, "tcp_user_timeout", props, null);
+    if ("0".equals(params.get("keepalives"))) {
+      props.setProperty("tcpKeepAlive", "false");
+    } else {
+      props.setProperty("tcpKeepAlive", "true");
+    }
+    String attrs = params.get("target_session_attrs");
+    if (attrs != null) {
+      props.setProperty(
+          "targetServerType",
+          switch (attrs) {
+            case "any" -> "any";
+            case "read-write", "primary" -> "primary";
+            case "read-only", "standby" -> "secondary";
+            case "prefer-standby" -> "preferSecondary";
+            default ->
+                throw new MalformedException(
+                    "invalid target_session_attrs value: \"" + attrs + "\"");
+          });
+    }
+    return new ConnectionSettings(url.toString(), props, hosts, ports, database, user, sslmode);
+  }
+
+  private static void copy(
+      Map<String, String> params, String key, Properties props, String property) {
+    String value = params.get(key);
+    if (value != null && !value.isEmpty() && property != null) {
+      props.setProperty(property, value);
+    }
+  }
+
+  private static int port(String p) {
+    try {
+      int port = Integer.parseInt(p.strip());
+      if (port < 1 || port > 65535) {
+        throw new NumberFormatException();
+      }
+      return port;
+    } catch (NumberFormatException e) {
+      throw new MalformedException("invalid port number: \"" + p + "\"");
+    }
+  }
+
+  private static ConnectionSettings fromJdbc(String url, Map<String, String> env) {
+    Properties parsed = org.postgresql.Driver.parseURL(url, new Properties());
+    if (parsed == null) {
+      throw new MalformedException("invalid JDBC URL " + redact(url));
+    }
+    List<String> hosts = List.of(parsed.getProperty("PGHOST", "localhost").split(","));
+    List<Integer> ports = new ArrayList<>();
+    for (String p : parsed.getProperty("PGPORT", "5432").split(",")) {
+      ports.add(port(p));
+    }
+    Properties props = new Properties();
+    String user =
+        firstNonEmpty(parsed.getProperty("user"), env.get("PGUSER"), env.get("USER"), "postgres");
+    if (parsed.getProperty("user") == null) {
+      props.setProperty("user", user);
+    }
+    if (parsed.getProperty("password") == null && env.get("PGPASSWORD") != null) {
+      props.setProperty("password", env.get("PGPASSWORD"));
+    }
+    return new ConnectionSettings(
+        url,
+        props,
+        hosts,
+        ports,
+        parsed.getProperty("PGDBNAME", user),
+        user,
+        firstNonEmpty(parsed.getProperty("sslmode"), "prefer"));
+  }
+
+  private static String firstNonEmpty(String... values) {
+    for (String v : values) {
+      if (v != null && !v.isEmpty()) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  /** The URL with any password masked, for error messages. */
+  static String redact(String url) {
+    return url.replaceAll("(?i)(password=)[^&\\s]*", "$1***")
+        .replaceAll("(://[^:/@]*:)[^@]*@", "$1***@");
+  }
+}

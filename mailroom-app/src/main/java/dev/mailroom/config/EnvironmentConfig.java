@@ -1,0 +1,291 @@
+package dev.mailroom.config;
+
+import dev.pginbox.inbox.InboxNames;
+import dev.pginbox.inbox.PartitionAssignment;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Reads the collector's configuration from the environment, as the original did: the same variables
+ * and defaults, {@code WARN: invalid value for X: V, using default: D} (and the out-of-range
+ * variant) for unparsable numbers, and a {@link ConfigException} (exit code 2) for what must not be
+ * guessed: a bad secret key, a non-positive batch limit, a health-check interval shorter than the
+ * batch timeout, a malformed database URL, bad partition settings.
+ */
+public final class EnvironmentConfig {
+
+  public static final String DATABASE_URL = "MAILROOM_DATABASE_URL";
+  public static final String SECRET_KEY = "MAILROOM_SECRET_KEY";
+  public static final String SECRET_KEY_FILE = "MAILROOM_SECRET_KEY_FILE";
+  public static final String CHANNEL_NAME = "MAILROOM_CHANNEL_NAME";
+  public static final String QUEUE_NAME = "MAILROOM_QUEUE_NAME";
+  public static final String BATCH_LIMIT = "MAILROOM_BATCH_LIMIT";
+  public static final String BATCH_TIMEOUT = "MAILROOM_BATCH_TIMEOUT";
+  public static final String HEALTHCHECK_INTERVAL = "MAILROOM_HEALTHCHECK_INTERVAL";
+  public static final String POLL_INTERVAL = "MAILROOM_POLL_INTERVAL";
+  public static final String PARTITION_MODE = "MAILROOM_PARTITION_MODE";
+  public static final String PARTITION_ID = "MAILROOM_PARTITION_ID";
+  public static final String PARTITION_COUNT = "MAILROOM_PARTITION_COUNT";
+  public static final String SEND_RATE = "MAILROOM_SEND_RATE";
+  public static final String DATA_DIR = "MAILROOM_DATA_DIR";
+  public static final String EMBEDDED_PORT = "MAILROOM_EMBEDDED_PORT";
+  public static final String LOG_LEVEL = "MAILROOM_LOG_LEVEL";
+  public static final String CONCURRENCY = "MAILROOM_CONCURRENCY";
+
+  private static final Pattern HEX_KEY = Pattern.compile("[0-9a-fA-F]{64}");
+  private static final Pattern CHANNEL = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+  private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]+");
+
+  private final Map<String, String> env;
+  private final List<String> warnings = new ArrayList<>();
+
+  private EnvironmentConfig(Map<String, String> env) {
+    this.env = env;
+  }
+
+  public static MailroomConfig read(Map<String, String> env) {
+    return new EnvironmentConfig(env).read();
+  }
+
+  private MailroomConfig read() {
+    String url = value(DATABASE_URL);
+    ConnectionSettings database = null;
+    if (url != null) {
+      try {
+        database = DatabaseUrl.parse(url, env, warnings::add);
+      } catch (DatabaseUrl.MalformedException e) {
+        throw new ConfigException("invalid " + DATABASE_URL + ": " + e.getMessage());
+      }
+    }
+    byte[] key = secretKey();
+    String channel = orDefault(CHANNEL_NAME, MailroomConfig.DEFAULT_CHANNEL);
+    if (!CHANNEL.matcher(channel).matches()) {
+      throw new ConfigException(
+          CHANNEL_NAME
+              + " must be 1 to 63 characters A-Z, a-z, 0-9 and _, not starting"
+              + " with a digit, got: "
+              + channel);
+    }
+    String queue = orDefault(QUEUE_NAME, MailroomConfig.DEFAULT_QUEUE);
+    if (!InboxNames.isValid(queue)) {
+      throw new ConfigException(
+          QUEUE_NAME
+              + " must be 1 to "
+              + InboxNames.MAX_LENGTH
+              + " characters a-z, 0-9 and _, starting with a letter, got: "
+              + queue);
+    }
+    long limit = integer(BATCH_LIMIT, MailroomConfig.DEFAULT_BATCH_LIMIT);
+    if (limit <= 0) {
+      throw new ConfigException(BATCH_LIMIT + " must be a positive number, got: " + limit);
+    }
+    long timeout = integer(BATCH_TIMEOUT, MailroomConfig.DEFAULT_BATCH_TIMEOUT_MS);
+    if (timeout < 0) {
+      throw new ConfigException(BATCH_TIMEOUT + " must not be negative, got: " + timeout);
+    }
+    long healthcheck =
+        integer(HEALTHCHECK_INTERVAL, MailroomConfig.DEFAULT_HEALTHCHECK_INTERVAL_MS);
+    if (healthcheck < timeout || healthcheck <= 0) {
+      throw new ConfigException(
+          HEALTHCHECK_INTERVAL
+              + " ("
+              + healthcheck
+              + "ms) must be positive and at least "
+              + BATCH_TIMEOUT
+              + " ("
+              + timeout
+              + "ms)");
+    }
+    long poll = integer(POLL_INTERVAL, MailroomConfig.DEFAULT_POLL_INTERVAL_MS);
+    if (poll <= 0) {
+      throw new ConfigException(
+          POLL_INTERVAL + " must be a positive number of milliseconds, got: " + poll);
+    }
+    long concurrency = integer(CONCURRENCY, MailroomConfig.DEFAULT_CONCURRENCY);
+    if (concurrency < 1 || concurrency > MailroomConfig.MAX_CONCURRENCY) {
+      throw new ConfigException(
+          CONCURRENCY
+              + " must be 1 to "
+              + MailroomConfig.MAX_CONCURRENCY
+              + ", got: "
+              + concurrency);
+    }
+    long port = integer(EMBEDDED_PORT, MailroomConfig.DEFAULT_EMBEDDED_PORT);
+    if (port < 1 || port > 65535) {
+      throw new ConfigException(EMBEDDED_PORT + " must be a TCP port (1-65535), got: " + port);
+    }
+    return new MailroomConfig(
+        database,
+        key,
+        channel,
+        queue,
+        (int) limit,
+        Duration.ofMillis(timeout),
+        Duration.ofMillis(healthcheck),
+        Duration.ofMillis(poll),
+        partitions(),
+        sendRate(),
+        Path.of(orDefault(DATA_DIR, MailroomConfig.DEFAULT_DATA_DIR)),
+        (int) port,
+        debug(),
+        warnings,
+        (int) concurrency);
+  }
+
+  private byte[] secretKey() {
+    String inline = value(SECRET_KEY);
+    String file = value(SECRET_KEY_FILE);
+    if (inline != null && file != null) {
+      throw new ConfigException("set only one of " + SECRET_KEY + " and " + SECRET_KEY_FILE);
+    }
+    String hex = inline;
+    String origin = SECRET_KEY;
+    if (file != null) {
+      try {
+        hex = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
+      } catch (IOException | RuntimeException e) {
+        throw new ConfigException(
+            "cannot read " + SECRET_KEY_FILE + " " + file + ": " + e.getMessage());
+      }
+      origin = SECRET_KEY_FILE;
+    }
+    if (hex == null) {
+      return null;
+    }
+    if (!HEX_KEY.matcher(hex).matches()) {
+      // The value itself is never echoed: it may be a real key with one typo.
+      throw new ConfigException(
+          origin.equals(SECRET_KEY)
+              ? SECRET_KEY + " must be a 64-character hex string"
+              : "the file in " + SECRET_KEY_FILE + " must contain a 64-character hex string");
+    }
+    return HexFormat.of().parseHex(hex.toLowerCase(Locale.ROOT));
+  }
+
+  private PartitionAssignment partitions() {
+    String mode = orDefault(PARTITION_MODE, "").toLowerCase(Locale.ROOT);
+    String id = value(PARTITION_ID);
+    String count = value(PARTITION_COUNT);
+    switch (mode) {
+      case "auto" -> {
+        int partitions =
+            count == null
+                ? PartitionAssignment.Automatic.DEFAULT_PARTITIONS
+                : strictInt(PARTITION_COUNT, count, 1, 1024);
+        if (id != null) {
+          warnings.add(PARTITION_ID + " is ignored with " + PARTITION_MODE + "=auto");
+        }
+        return new PartitionAssignment.Automatic(
+            partitions, PartitionAssignment.Automatic.DEFAULT_LEASE);
+      }
+      case "", "static" -> {
+        if (id == null && count == null) {
+          if (mode.equals("static")) {
+            throw new ConfigException(
+                PARTITION_MODE + "=static needs " + PARTITION_ID + " and " + PARTITION_COUNT);
+          }
+          return PartitionAssignment.all();
+        }
+        if (id == null || count == null) {
+          throw new ConfigException(
+              "set both "
+                  + PARTITION_ID
+                  + " and "
+                  + PARTITION_COUNT
+                  + " (or "
+                  + PARTITION_MODE
+                  + "=auto)");
+        }
+        int total = strictInt(PARTITION_COUNT, count, 1, 1024);
+        int own = strictInt(PARTITION_ID, id, 0, total - 1);
+        return PartitionAssignment.of(own, total);
+      }
+      case "none", "all" -> {
+        return PartitionAssignment.all();
+      }
+      default ->
+          throw new ConfigException(PARTITION_MODE + " must be static, auto or none, got: " + mode);
+    }
+  }
+
+  private Double sendRate() {
+    String raw = value(SEND_RATE);
+    if (raw == null) {
+      return null;
+    }
+    // A budget must not silently become "unlimited": a bad value stops the collector.
+    try {
+      double rate = Double.parseDouble(raw.strip());
+      if (rate > 0 && !Double.isInfinite(rate)) {
+        return rate;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new ConfigException(
+        SEND_RATE + " must be a positive number of emails per second (e.g. 0.38), got: " + raw);
+  }
+
+  private boolean debug() {
+    String level = orDefault(LOG_LEVEL, "info").toLowerCase(Locale.ROOT);
+    if (!level.equals("info") && !level.equals("debug")) {
+      warnings.add("invalid value for " + LOG_LEVEL + ": " + level + ", using default: info");
+      return false;
+    }
+    return level.equals("debug");
+  }
+
+  /** strtol-like: invalid text and out-of-int-range values warn and fall back to the default. */
+  private long integer(String name, long defaultValue) {
+    String raw = value(name);
+    if (raw == null) {
+      return defaultValue;
+    }
+    String s = raw.stripLeading();
+    if (!INTEGER.matcher(s).matches()) {
+      warnings.add("invalid value for " + name + ": " + raw + ", using default: " + defaultValue);
+      return defaultValue;
+    }
+    BigInteger v = new BigInteger(s.startsWith("+") ? s.substring(1) : s);
+    if (v.bitLength() > 31) {
+      warnings.add(
+          "value for " + name + " is out of range: " + raw + ", using default: " + defaultValue);
+      return defaultValue;
+    }
+    return v.longValue();
+  }
+
+  private static int strictInt(String name, String raw, int min, int max) {
+    try {
+      int v = Integer.parseInt(raw.strip());
+      if (v >= min && v <= max) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new ConfigException(
+        name + " must be an integer in " + min + ".." + max + ", got: " + raw);
+  }
+
+  private String orDefault(String name, String defaultValue) {
+    String v = value(name);
+    return v == null ? defaultValue : v;
+  }
+
+  /** An unset or empty variable counts as unset. */
+  private String value(String name) {
+    String v = env.get(name);
+    return v == null || v.isEmpty() ? null : v;
+  }
+}

@@ -1,0 +1,47 @@
+package dev.mailroom.embedded;
+
+import dev.mailroom.config.ConfigException;
+import dev.mailroom.output.TokenSigner;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/**
+ * Embedded mode without MAILROOM_SECRET_KEY: the key is generated once and kept next to the data
+ * ({@code <data dir>/secret.key}, owner-only), so tokens keep verifying across restarts.
+ */
+public final class SecretKeyStore {
+
+  private SecretKeyStore() {}
+
+  public record Loaded(byte[] key, Path file, boolean generated) {}
+
+  public static Loaded loadOrGenerate(Path dataDir) throws IOException {
+    Path file = dataDir.resolve("secret.key");
+    if (Files.exists(file)) {
+      String hex = Files.readString(file, StandardCharsets.UTF_8).strip();
+      if (!hex.matches("[0-9a-fA-F]{64}")) {
+        throw new ConfigException(file + " must contain a 64-character hex string");
+      }
+      return new Loaded(HexFormat.of().parseHex(hex.toLowerCase()), file, false);
+    }
+    byte[] key = new byte[TokenSigner.KEY_LENGTH];
+    new SecureRandom().nextBytes(key);
+    Files.createDirectories(dataDir);
+    try {
+      Files.createFile(
+          file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    } catch (UnsupportedOperationException e) {
+      Files.createFile(file);
+    } catch (FileAlreadyExistsException e) {
+      return loadOrGenerate(dataDir);
+    }
+    Files.writeString(file, HexFormat.of().formatHex(key) + "\n", StandardCharsets.UTF_8);
+    return new Loaded(key, file, true);
+  }
+}

@@ -1,0 +1,5 @@
+/**
+ * What leaves the collector: signed tokens ({@code TokenSigner}) in the original sender's line
+ * format.
+ */
+package dev.mailroom.output;
