@@ -1,9 +1,14 @@
--- The original four triggers, unchanged in behaviour. Table names are schema-qualified so the
--- triggers work whatever the search_path of the session that fires them.
+-- The original four triggers, unchanged in behaviour except that an idempotent sign-up works (1).
+-- Table names are schema-qualified so the triggers work whatever the search_path of the session
+-- that fires them.
 
--- 1. A provisioned account gets an activation token in the same transaction (BEFORE, so a failed
---    token insert fails the account insert; the deferred foreign key allows the order).
-CREATE OR REPLACE FUNCTION public.trg_before_account_insert()
+-- 1. A provisioned account gets an activation token in the same statement. AFTER INSERT, so it
+--    runs only for a row that was inserted: an idempotent sign-up (INSERT ... ON CONFLICT DO
+--    NOTHING, or DO UPDATE) of an existing account adds no token (the original BEFORE trigger
+--    inserted one for a row that was then skipped, and the deferred foreign key failed the
+--    transaction). A failed token insert still fails the account insert: an account never exists
+--    without its activation token.
+CREATE OR REPLACE FUNCTION public.trg_after_account_insert()
 RETURNS trigger
 LANGUAGE plpgsql
 AS $$
@@ -11,14 +16,17 @@ BEGIN
     IF (NEW.status = 'provisioned') THEN
         INSERT INTO public.tokens (account, action) VALUES (NEW.id, 'activation');
     END IF;
-    RETURN NEW;
+    RETURN NULL;
 END;
 $$;
 
-CREATE OR REPLACE TRIGGER before_account_insert
-    BEFORE INSERT ON public.accounts
+DROP TRIGGER IF EXISTS before_account_insert ON public.accounts;
+DROP FUNCTION IF EXISTS public.trg_before_account_insert();
+
+CREATE OR REPLACE TRIGGER after_account_insert
+    AFTER INSERT ON public.accounts
     FOR EACH ROW
-    EXECUTE FUNCTION public.trg_before_account_insert();
+    EXECUTE FUNCTION public.trg_after_account_insert();
 
 -- 2. Status timestamps.
 CREATE OR REPLACE FUNCTION public.trg_before_account_status_change()

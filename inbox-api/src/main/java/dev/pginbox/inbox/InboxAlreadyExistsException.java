@@ -5,4 +5,10 @@ public class InboxAlreadyExistsException extends InboxException {
   public InboxAlreadyExistsException(String message, String inbox, Throwable cause) {
     super(message, inbox, cause);
   }
+
+  /** Reported by the database with {@code sqlState}; never transient. */
+  public InboxAlreadyExistsException(
+      String message, String inbox, Throwable cause, String sqlState) {
+    super(message, inbox, null, cause, sqlState, false);
+  }
 }

@@ -5,4 +5,9 @@ public class InboxNotFoundException extends InboxException {
   public InboxNotFoundException(String message, String inbox, Throwable cause) {
     super(message, inbox, cause);
   }
+
+  /** Reported by the database with {@code sqlState}; never transient. */
+  public InboxNotFoundException(String message, String inbox, Throwable cause, String sqlState) {
+    super(message, inbox, null, cause, sqlState, false);
+  }
 }

@@ -6,6 +6,12 @@ public class InvalidInboxArgumentException extends InboxException {
     super(message, inbox, cause);
   }
 
+  /** Reported by the database with {@code sqlState}; never transient. */
+  public InvalidInboxArgumentException(
+      String message, String inbox, Throwable cause, String sqlState) {
+    super(message, inbox, null, cause, sqlState, false);
+  }
+
   public InvalidInboxArgumentException(String message, String inbox) {
     super(message, inbox);
   }

@@ -1,10 +1,8 @@
 package dev.mailroom.cli;
 
+import dev.pginbox.inbox.InboxMessage;
 import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
+import java.util.List;
 import javax.sql.DataSource;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -23,36 +21,26 @@ final class DlqCommand extends OperatorCommand {
   int limit;
 
   @Override
-  int run(DataSource dataSource, PrintStream out) throws SQLException {
-    // The queue name passed InboxNames validation (EnvironmentConfig), so it is a safe identifier.
-    String sql =
-        "SELECT event_id, event_type, aggregate_id, retry_count, received_at, error FROM inbox."
-            + config.queue()
-            + "_dlq LIMIT ?";
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement s = c.prepareStatement(sql)) {
-      s.setInt(1, Math.max(0, limit));
-      try (ResultSet rs = s.executeQuery()) {
-        out.println("event_id\tevent_type\taggregate_id\tretry_count\treceived_at\terror");
-        int n = 0;
-        while (rs.next()) {
-          n++;
-          out.println(
-              rs.getString(1)
-                  + "\t"
-                  + rs.getString(2)
-                  + "\t"
-                  + rs.getString(3)
-                  + "\t"
-                  + rs.getInt(4)
-                  + "\t"
-                  + rs.getObject(5, java.time.OffsetDateTime.class)
-                  + "\t"
-                  + String.valueOf(rs.getString(6)).replace('\n', ' ').replace('\t', ' '));
-        }
-        parent.io.stderr().println(n + " dead letter(s)");
-      }
+  int run(DataSource dataSource, PrintStream out) {
+    List<InboxMessage> dead = inbox(dataSource).deadLetters(Math.max(0, limit));
+    out.println("event_id\tevent_type\taggregate_id\tretry_count\treceived_at\terror");
+    for (InboxMessage m : dead) {
+      out.println(
+          String.join(
+              "\t",
+              m.eventId(),
+              String.valueOf(m.eventType()),
+              String.valueOf(m.aggregateId()),
+              String.valueOf(m.retryCount()),
+              String.valueOf(m.receivedAt()),
+              oneLine(m.error())));
     }
+    err().println(dead.size() + " dead letter(s)");
     return 0;
+  }
+
+  /** Keeps one dead letter on one line of the tab-separated listing. */
+  private static String oneLine(String text) {
+    return String.valueOf(text).replace('\n', ' ').replace('\r', ' ').replace('\t', ' ');
   }
 }

@@ -1,7 +1,9 @@
 package dev.mailroom.cli;
 
+import dev.pginbox.inbox.HealthStatus;
+import dev.pginbox.inbox.InboxHealth;
 import java.io.PrintStream;
-import java.sql.SQLException;
+import java.util.Locale;
 import javax.sql.DataSource;
 import picocli.CommandLine.Command;
 
@@ -9,15 +11,21 @@ import picocli.CommandLine.Command;
     name = "health",
     mixinStandardHelpOptions = true,
     description =
-        "Prints inbox.inbox_health(MAILROOM_QUEUE_NAME) as JSON; exits with 1 when the status is critical.")
+        "Prints the health of the inbox MAILROOM_QUEUE_NAME as JSON; exits with 1 when the status is critical.")
 final class HealthCommand extends OperatorCommand {
 
   @Override
-  int run(DataSource dataSource, PrintStream out) throws SQLException {
-    String json =
-        OperatorQueries.json(
-            dataSource, "SELECT jsonb_pretty(to_jsonb(inbox.inbox_health(?)))", config.queue());
-    out.println(json);
-    return json.contains("\"status\": \"critical\"") ? 1 : 0;
+  int run(DataSource dataSource, PrintStream out) {
+    InboxHealth health = inbox(dataSource).health();
+    out.println(
+        new JsonObject()
+            .add("inbox", health.inbox())
+            .add("status", health.status().name().toLowerCase(Locale.ROOT))
+            .add("pending_count", health.pendingCount())
+            .add("dlq_count", health.dlqCount())
+            .add("oldest_pending_age_seconds", health.oldestPendingAgeSeconds())
+            .add("throughput_per_minute", health.throughputPerMinute())
+            .toString());
+    return health.status() == HealthStatus.CRITICAL ? 1 : 0;
   }
 }

@@ -6,6 +6,8 @@ import dev.mailroom.config.DataSources;
 import dev.mailroom.config.EnvironmentConfig;
 import dev.mailroom.config.MailroomConfig;
 import dev.mailroom.embedded.EmbeddedDatabase;
+import dev.pginbox.inbox.Inbox;
+import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
@@ -43,6 +45,15 @@ abstract class OperatorCommand implements Callable<Integer> {
   }
 
   abstract int run(DataSource dataSource, PrintStream out) throws SQLException;
+
+  /** The configured inbox (MAILROOM_QUEUE_NAME), through the library's public API. */
+  Inbox inbox(DataSource dataSource) {
+    return PostgresInboxManager.create(dataSource).inbox(config.queue());
+  }
+
+  PrintStream err() {
+    return parent.io.stderr();
+  }
 
   private ConnectionSettings database() {
     if (config.database() != null) {

@@ -1,10 +1,7 @@
 package dev.mailroom.cli;
 
+import dev.pginbox.inbox.Inbox;
 import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.List;
 import javax.sql.DataSource;
 import picocli.CommandLine.ArgGroup;
@@ -14,8 +11,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "replay",
     mixinStandardHelpOptions = true,
-    description =
-        "Puts dead letters back in the queue (inbox.replay_inbox_messages), by event id or by event type.")
+    description = "Puts dead letters back in the queue, by event id or by event type.")
 final class ReplayCommand extends OperatorCommand {
 
   static final class Selector {
@@ -37,23 +33,13 @@ final class ReplayCommand extends OperatorCommand {
   Selector selector;
 
   @Override
-  int run(DataSource dataSource, PrintStream out) throws SQLException {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement s =
-            c.prepareStatement(
-                "SELECT inbox.replay_inbox_messages(?, p_event_ids => ?::text[], p_event_type => ?)")) {
-      s.setString(1, config.queue());
-      if (selector.eventIds != null) {
-        s.setArray(2, c.createArrayOf("text", selector.eventIds.toArray()));
-      } else {
-        s.setNull(2, java.sql.Types.ARRAY);
-      }
-      s.setString(3, selector.eventType);
-      try (ResultSet rs = s.executeQuery()) {
-        rs.next();
-        out.println("replayed " + rs.getInt(1) + " message(s)");
-      }
-    }
+  int run(DataSource dataSource, PrintStream out) {
+    Inbox inbox = inbox(dataSource);
+    int replayed =
+        selector.eventIds != null
+            ? inbox.replay(selector.eventIds)
+            : inbox.replayEventType(selector.eventType);
+    out.println("replayed " + replayed + " message(s)");
     return 0;
   }
 }

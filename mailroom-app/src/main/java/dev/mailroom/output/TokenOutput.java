@@ -22,19 +22,16 @@ public final class TokenOutput {
   }
 
   /**
-   * Writes and flushes the lines, each ending with {@code \n}; one write for all of them.
-   * Synchronized: with MAILROOM_CONCURRENCY > 1 two batches must not interleave their lines.
+   * Writes the lines, each ending with {@code \n}, each with one {@code write} of its own (at most
+   * {@link OutputLines#PIPE_BUF} bytes, see there: whole lines only, even if the process is killed
+   * in between), and flushes. Synchronized: with MAILROOM_CONCURRENCY > 1 two batches must not
+   * interleave their lines.
    */
   public synchronized void write(List<String> lines) {
-    if (lines.isEmpty()) {
-      return;
-    }
-    StringBuilder text = new StringBuilder();
-    for (String line : lines) {
-      text.append(line).append('\n');
-    }
     try {
-      out.write(text.toString().getBytes(StandardCharsets.UTF_8));
+      for (String line : lines) {
+        out.write((line + '\n').getBytes(StandardCharsets.UTF_8));
+      }
       out.flush();
     } catch (IOException e) {
       throw new HandlerAbortException("cannot write to stdout: " + e.getMessage(), e);

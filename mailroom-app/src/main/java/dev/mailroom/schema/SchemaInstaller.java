@@ -1,5 +1,6 @@
 package dev.mailroom.schema;
 
+import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import dev.pginbox.inbox.postgres.SqlScripts;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
@@ -19,8 +20,8 @@ public final class SchemaInstaller {
   private SchemaInstaller() {}
 
   public static void install(DataSource dataSource, String queue, String channel) {
+    PostgresInboxManager.create(dataSource).install();
     try (Handle handle = Jdbi.create(dataSource).open()) {
-      SqlScripts.install(handle, SqlScripts.INBOX_INSTALL_SCRIPT);
       handle
           .createQuery(
               "SELECT set_config('mailroom.queue_name', :queue, false) || "

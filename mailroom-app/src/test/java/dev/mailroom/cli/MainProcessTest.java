@@ -92,6 +92,50 @@ class MainProcessTest {
   }
 
   @Test
+  void a_collector_killed_while_blocked_on_a_full_pipe_leaves_only_whole_lines() throws Exception {
+    MailroomDb db = MailroomDb.create("mailroom_kill9");
+    Process p = start(db);
+    Drain err = new Drain(p.getErrorStream());
+    try {
+      await().atMost(WAIT).until(() -> err.text().contains("[PG] connected"));
+      // Records of about 500 bytes (ten per line made lines of about 5 KB), far more than the
+      // pipe holds (64 KB): with nobody reading, the collector blocks in a write to stdout.
+      String[] logins = new String[400];
+      for (int i = 0; i < logins.length; i++) {
+        logins[i] = String.format("%04d", i) + "k".repeat(230);
+      }
+      db.signUp(logins);
+      await().atMost(WAIT).until(() -> blockedWritingToAPipe(p.pid()));
+      assertThat(new ProcessBuilder("kill", "-KILL", String.valueOf(p.pid())).start().waitFor())
+          .isZero();
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(out).isNotEmpty();
+      assertThat(out).as("the last line is whole").endsWith("\n");
+      assertThat(SenderProtocol.checkOutput(out)).isNotEmpty(); // every line parses
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  /** Whether a thread of the process sleeps in the kernel's pipe write (Linux /proc). */
+  private static boolean blockedWritingToAPipe(long pid) throws IOException {
+    try (var tasks = java.nio.file.Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+      for (Path task : tasks.toList()) {
+        try {
+          if (java.nio.file.Files.readString(task.resolve("wchan")).contains("pipe_write")) {
+            return true;
+          }
+        } catch (IOException e) {
+          // the thread ended meanwhile
+        }
+      }
+    }
+    return false;
+  }
+
+  @Test
   void closed_stdout_exits_non_zero_with_nothing_processed() throws Exception {
     MailroomDb db = MailroomDb.create("mailroom_epipe");
     Process p = start(db);

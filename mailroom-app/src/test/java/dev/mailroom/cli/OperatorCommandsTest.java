@@ -96,6 +96,16 @@ class OperatorCommandsTest {
   }
 
   @Test
+  void health_exits_1_when_the_inbox_is_critical() throws Exception {
+    MailroomDb db = MailroomDb.create("mailroom_cli_critical");
+    Map<String, String> env = Map.of("MAILROOM_DATABASE_URL", db.url());
+    db.signUp("old");
+    db.execute("UPDATE inbox.mailroom SET received_at = now() - interval '1 hour'");
+    assertThat(run(env, "health")).as(err.toString()).isEqualTo(1);
+    assertThat(out()).contains("\"status\": \"critical\"").contains("\"pending_count\": 1");
+  }
+
+  @Test
   void usage_errors_exit_2() {
     Map<String, String> env = Map.of("MAILROOM_DATABASE_URL", "dbname=x");
     assertThat(run(env, "replay")).isEqualTo(2);

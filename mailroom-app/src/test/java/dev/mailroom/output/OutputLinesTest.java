@@ -3,6 +3,8 @@ package dev.mailroom.output;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mailroom.testkit.SenderProtocol;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -66,6 +68,56 @@ class OutputLinesTest {
           .extracting(SenderProtocol.Parsed::login)
           .containsExactlyElementsOf(records.stream().map(OutputRecord::login).toList());
     }
+  }
+
+  @Test
+  void long_records_split_a_line_so_that_none_exceeds_pipe_buf() {
+    // Fields at the sender's 254-byte limit: ten activations and ten recoveries would make one
+    // line of about 12 KB, which no pipe write of the original format can carry atomically.
+    List<OutputRecord> records = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      String login = String.format("%03d", i) + "l".repeat(251);
+      records.add(
+          new OutputRecord(
+              i % 2 == 0 ? TokenAction.ACTIVATION : TokenAction.PASSWORD_RECOVERY,
+              login.substring(0, 247) + "@x.test",
+              login,
+              "t".repeat(86),
+              "12345"));
+    }
+    List<String> lines = OutputLines.of(records);
+    assertThat(lines)
+        .allSatisfy(
+            line ->
+                assertThat(line.getBytes(StandardCharsets.UTF_8).length + 1)
+                    .isLessThanOrEqualTo(OutputLines.PIPE_BUF));
+    assertThat(lines).hasSizeGreaterThan(1);
+    List<SenderProtocol.Parsed> parsed = new ArrayList<>();
+    lines.forEach(line -> parsed.addAll(SenderProtocol.check(line)));
+    assertThat(parsed)
+        .extracting(SenderProtocol.Parsed::login)
+        .containsExactlyElementsOf(records.stream().map(OutputRecord::login).toList());
+  }
+
+  @Test
+  void each_line_reaches_the_stream_in_one_write_of_its_own() {
+    List<byte[]> writes = new ArrayList<>();
+    OutputStream recorder =
+        new OutputStream() {
+          @Override
+          public void write(int b) {
+            writes.add(new byte[] {(byte) b});
+          }
+
+          @Override
+          public void write(byte[] b, int off, int len) {
+            writes.add(java.util.Arrays.copyOfRange(b, off, off + len));
+          }
+        };
+    new TokenOutput(recorder).write(List.of("1,a@x,a,t,12345", "2,b@x,b,t,54321"));
+    assertThat(writes)
+        .extracting(w -> new String(w, StandardCharsets.UTF_8))
+        .containsExactly("1,a@x,a,t,12345\n", "2,b@x,b,t,54321\n");
   }
 
   @Test

@@ -1,6 +1,7 @@
 package dev.mailroom.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mailroom.testkit.MailroomDb;
 import java.sql.Connection;
@@ -46,6 +47,53 @@ class MailroomSchemaTest {
                     + "'"
                     + " AND (m.payload ->> 'token_id')::bigint = t.id AND m.priority = 2"))
         .isEqualTo(1);
+  }
+
+  @Test
+  void an_idempotent_sign_up_of_an_existing_account_adds_nothing_and_fails_nothing()
+      throws Exception {
+    long id = db.signUp("again").get(0);
+    long messages = db.count("SELECT count(*) FROM inbox.mailroom");
+    db.execute(
+        "INSERT INTO accounts (email, login) VALUES ('again@x.test', 'again') ON CONFLICT DO NOTHING",
+        "INSERT INTO accounts (email, login) VALUES ('again@x.test', 'again')"
+            + " ON CONFLICT (email) DO UPDATE SET login = EXCLUDED.login");
+    assertThat(db.count("SELECT count(*) FROM accounts WHERE email = 'again@x.test'")).isEqualTo(1);
+    assertThat(db.count("SELECT count(*) FROM tokens WHERE account = " + id)).isEqualTo(1);
+    assertThat(db.count("SELECT count(*) FROM inbox.mailroom")).isEqualTo(messages);
+
+    // The same statement for a new account signs it up as usual.
+    db.execute(
+        "INSERT INTO accounts (email, login) VALUES ('fresh@x.test', 'fresh') ON CONFLICT DO NOTHING");
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM tokens t JOIN accounts a ON a.id = t.account"
+                    + " WHERE a.login = 'fresh' AND t.action = 'activation'"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void an_account_is_never_inserted_when_its_activation_token_cannot_be() throws Exception {
+    try (Connection c = db.db.connect();
+        Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      s.execute("ALTER TABLE tokens ADD CONSTRAINT no_new_tokens CHECK (false) NOT VALID");
+      s.execute("SAVEPOINT before_sign_up");
+      assertThatThrownBy(
+              () -> s.execute("INSERT INTO accounts (email, login) VALUES ('nt@x.test', 'nt')"))
+          .hasMessageContaining("no_new_tokens");
+      s.execute("ROLLBACK TO SAVEPOINT before_sign_up");
+      try (ResultSet rs = s.executeQuery("SELECT count(*) FROM accounts WHERE login = 'nt'")) {
+        rs.next();
+        assertThat(rs.getLong(1)).isZero();
+      }
+      c.rollback();
+    }
+    assertThat(
+            db.count(
+                "SELECT count(*) FROM accounts a WHERE a.status = 'provisioned' AND NOT EXISTS"
+                    + " (SELECT 1 FROM tokens t WHERE t.account = a.id AND t.action = 'activation')"))
+        .isZero();
   }
 
   @Test

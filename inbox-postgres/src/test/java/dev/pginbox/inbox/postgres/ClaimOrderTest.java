@@ -77,6 +77,31 @@ class ClaimOrderTest extends InboxTestSupport {
   }
 
   @Test
+  void one_sendAll_keeps_the_callers_order_within_an_aggregate_whatever_the_event_ids() {
+    PostgresInbox inbox = manager.createInbox("list_order");
+    manager.enableOrdering("list_order"); // by received_at, equal within one statement
+    // Event ids that sort against the list order, two aggregates interleaved, and a duplicate
+    // inside the batch (the first occurrence is the one kept).
+    inbox.sendAll(
+        List.of(
+            NewMessage.of("z-a-v1", "t", "A", "{\"v\":1}"),
+            NewMessage.of("y-b-v1", "t", "B", null),
+            NewMessage.of("m-a-v2", "t", "A", null),
+            NewMessage.of("z-a-v1", "t", "A", "{\"v\":99}"),
+            NewMessage.of("c-b-v2", "t", "B", null),
+            NewMessage.of("a-a-v3", "t", "A", null)));
+
+    assertThat(inbox.pending(10))
+        .extracting(InboxMessage::eventId)
+        .containsExactly("z-a-v1", "y-b-v1", "m-a-v2", "c-b-v2", "a-a-v3");
+    assertThat(strings("SELECT payload->>'v' FROM inbox.list_order WHERE event_id = 'z-a-v1'"))
+        .containsExactly("1");
+    assertThat(claimAndCommit("list_order", 10)).containsExactly("z-a-v1", "y-b-v1");
+    assertThat(claimAndCommit("list_order", 10)).containsExactly("m-a-v2", "c-b-v2");
+    assertThat(claimAndCommit("list_order", 10)).containsExactly("a-a-v3");
+  }
+
+  @Test
   void a_backing_off_head_blocks_only_its_aggregate_and_a_dead_head_blocks_until_replayed() {
     PostgresInbox inbox =
         manager.createInbox("blocking", InboxOptions.builder().maxRetries(2).build());

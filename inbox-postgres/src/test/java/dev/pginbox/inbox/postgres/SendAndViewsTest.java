@@ -11,8 +11,10 @@ import dev.pginbox.inbox.MarkFailedResult;
 import dev.pginbox.inbox.NewMessage;
 import java.sql.Connection;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -40,6 +42,48 @@ class SendAndViewsTest extends InboxTestSupport {
     assertThat(strings("SELECT event_type FROM inbox.dups WHERE event_id = 'e1'"))
         .containsExactly("t");
     assertThat(inbox.sendAll(List.of())).isZero();
+  }
+
+  @Test
+  void concurrent_batches_of_the_same_ids_in_opposite_orders_never_deadlock() throws Exception {
+    PostgresInbox inbox = manager.createInbox("opposite");
+    int rounds = 20;
+    int size = 500;
+    CyclicBarrier together = new CyclicBarrier(2);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<Integer>> results = new ArrayList<>();
+      for (boolean reversed : new boolean[] {false, true}) {
+        results.add(
+            pool.submit(
+                () -> {
+                  int inserted = 0;
+                  for (int round = 0; round < rounds; round++) {
+                    List<NewMessage> batch =
+                        new ArrayList<>(messages("r" + round + "-", size, "t"));
+                    if (reversed) {
+                      Collections.reverse(batch);
+                    }
+                    together.await(60, TimeUnit.SECONDS); // both statements run at the same time
+                    try {
+                      inserted += inbox.sendAll(batch);
+                    } catch (RuntimeException e) {
+                      together.reset(); // the other writer stops waiting for this one
+                      throw e;
+                    }
+                  }
+                  return inserted;
+                }));
+      }
+      int total = 0;
+      for (Future<Integer> f : results) {
+        total += f.get(120, TimeUnit.SECONDS);
+      }
+      assertThat(total).isEqualTo(rounds * size);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(count("SELECT count(*) FROM inbox.opposite")).isEqualTo(rounds * size);
   }
 
   @Test

@@ -14,7 +14,12 @@ import java.util.List;
  *
  * <p>The batch inserts in event id order: two concurrent batches that share ids in different orders
  * would otherwise each wait for the other's uncommitted key (ON CONFLICT waits for the inserting
- * transaction) and deadlock. One order for everybody makes that impossible.
+ * transaction) and deadlock. One order for everybody makes that impossible. The arrival order
+ * ({@code seq}) still follows the caller's list: an aggregate's events sent in one call are handed
+ * out in the order they were given, whatever their ids.
+ *
+ * <p>Taking the identity values explicitly ({@code nextval}) needs {@code USAGE} on the table's
+ * {@code seq} sequence, besides {@code INSERT} on the table.
  */
 public final class MessageWriter {
 
