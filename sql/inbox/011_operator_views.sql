@@ -358,7 +358,8 @@ END;
 $$;
 
 -- The extra numbers of inbox_health: blocked aggregates (counted among the first 10,000
--- aggregates) and the worst partition's oldest eligible message. Cheap: a loose index scan over
+-- aggregates), the worst partition's oldest eligible message, and the messages in process (held
+-- by running transactions among the first 1,000 waiting). Cheap: a loose index scan over
 -- the aggregates' heads, and a few claim-index descents per partition.
 CREATE OR REPLACE FUNCTION inbox.operator_health(p_inbox text)
 RETURNS jsonb
@@ -371,6 +372,7 @@ DECLARE
     v_parts integer;
     v_worst_part integer;
     v_worst timestamptz;
+    v_processing bigint;
 BEGIN
     SELECT * INTO v_blocked FROM inbox.count_blocked_aggregates(p_inbox);
     IF c.managed THEN
@@ -385,7 +387,17 @@ BEGIN
             WHERE x.oldest IS NOT NULL ORDER BY x.oldest, x.part LIMIT 1;
         END IF;
     END IF;
+    IF c.managed THEN
+        -- Held by running transactions: workers claim from the front of the claim order, so the
+        -- first 1,000 waiting messages hold (nearly) every message in process.
+        EXECUTE format($q$SELECT count(*) FROM (
+                SELECT m.xmax FROM %s m WHERE m.processed_at IS NULL AND m.retry_count < %s
+                ORDER BY m.priority, m.seq LIMIT 1000) x
+            WHERE x.xmax <> '0'::xid AND x.xmax = ANY ($1)$q$, inbox.inbox_table(c), c.max_retries)
+            INTO v_processing USING inbox.running_xids();
+    END IF;
     RETURN jsonb_build_object(
+        'processing_count', coalesce(v_processing, 0),
         'blocked_aggregates', v_blocked.n,
         'blocked_aggregates_exact', v_blocked.exact,
         'worst_partition', v_worst_part,
@@ -429,8 +441,9 @@ AS $$
     WHERE inbox_name = p_inbox AND worker_id = p_worker
 $$;
 
--- Live and recently gone workers of an inbox: state 'live' (announced within the last minute),
--- 'silent' (no announcement for a minute: crashed, hung or cut off) or 'stopped'; with the
+-- Live and recently gone workers of an inbox: state 'live' (announced within the last minute, or
+-- three of its announcement intervals if longer), 'silent' (no announcement since: crashed, hung
+-- or cut off) or 'stopped'; with the
 -- partitions each holds in automatic mode and the earliest expiry of those leases. Workers of the
 -- automatic mode that do not announce themselves (other languages) are listed from their leases.
 CREATE OR REPLACE FUNCTION inbox.inbox_workers(p_inbox text)
@@ -449,7 +462,8 @@ BEGIN
         SELECT w.worker_id FROM inbox.inbox_workers w WHERE w.inbox_name = p_inbox)
     SELECT ids.worker_id,
            CASE WHEN r.stopped_at IS NOT NULL THEN 'stopped'
-                WHEN greatest(r.heartbeat_at, w.heartbeat_at) > now() - interval '1 minute' THEN 'live'
+                WHEN greatest(r.heartbeat_at, w.heartbeat_at) > now() - greatest(interval '1 minute',
+                     3 * coalesce((r.details ->> 'interval_seconds')::numeric, 0) * interval '1 second') THEN 'live'
                 ELSE 'silent' END,
            r.details ->> 'host', (r.details ->> 'pid')::bigint, r.application_name,
            coalesce(r.details ->> 'assignment', CASE WHEN w.worker_id IS NOT NULL THEN 'automatic' END),
