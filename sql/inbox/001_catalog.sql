@@ -1,6 +1,28 @@
 -- Catalog of inboxes. Every statement is idempotent: the installer also upgrades.
 CREATE SCHEMA IF NOT EXISTS inbox;
 
+-- The version of the SQL API these files install: 1 was release 0.1.0 (which did not record it),
+-- 2 the first to record it. Installing over a newer version is refused (its functions would be
+-- replaced by older ones), so the number is checked before it is replaced.
+DO $$
+DECLARE
+    v_installed integer;
+BEGIN
+    IF to_regprocedure('inbox.schema_version()') IS NOT NULL THEN
+        EXECUTE 'SELECT inbox.schema_version()' INTO v_installed;
+    END IF;
+    IF v_installed > 2 THEN
+        RAISE EXCEPTION 'the inbox SQL API in this database has schema version %, newer than these files (2)', v_installed
+            USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'install the newer release''s SQL';
+    END IF;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION inbox.schema_version()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN 2;
+
 CREATE TABLE IF NOT EXISTS inbox.inbox_config (
     inbox_name              text PRIMARY KEY,
     -- The table that holds the messages: inbox.<inbox_name> for a managed inbox,
@@ -44,6 +66,9 @@ ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS retention_enabled boolea
 -- purge_inbox strips payload/error of processed rows in processed_at order; it remembers how far
 -- it got so that rows it already stripped are not read again on every call.
 ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS stripped_until timestamptz NOT NULL DEFAULT '-infinity';
+-- The schema version whose generators made the inbox's derived objects (rebuild_inbox_objects);
+-- NULL: made by release 0.1.0, which did not record it.
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS objects_version integer;
 
 CREATE TABLE IF NOT EXISTS inbox.inbox_ordering_config (
     inbox_name          text PRIMARY KEY REFERENCES inbox.inbox_config ON DELETE CASCADE,

@@ -1,129 +1,342 @@
--- create_inbox / drop_inbox and the derived objects (views, claim function) of an inbox.
+-- create_inbox / drop_inbox and the objects derived from an inbox's catalog rows.
+--
+-- Each kind of derived object has a generator of its own, which writes its SQL from a template
+-- with named placeholders ({{table}}, ...: see inbox.sql_template):
+--
+--   inbox.create_message_table       the table of a managed inbox (create_inbox only)
+--   inbox.rebuild_priority_function  priority_of_<name>, behind the stored column "priority"
+--   inbox.create_message_indexes     <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx
+--   inbox.create_notify_trigger      <name>_notify
+--   inbox.rebuild_views              <name>_pending, <name>_dlq, <name>_stats, next_<name>
+--   inbox.rebuild_claim_function     claim_<name>: plain_claim_template / ordered_claim_template
+--
+-- inbox.rebuild_inbox_objects runs all but the first. create_inbox, the enable_* functions and
+-- the upgrade step of install.sql (010_upgrade.sql) call it, so re-running the install brings
+-- every inbox's objects, whatever version made them, to the current definitions.
 
--- (Re)creates everything derived from an inbox's catalog rows: the views _pending, _dlq,
--- _stats and (with ordering) next_<name>, and for a managed inbox the claim function.
--- Called by create_inbox, enable_inbox_ordering, enable_inbox_priority and enable_inbox_tracking.
-CREATE OR REPLACE FUNCTION inbox.rebuild_inbox_objects(p_inbox text)
+-- Fills the {{placeholders}} of a template from p_values, a JSON object of name -> SQL text, in
+-- one pass: the text a value brings in is never searched for placeholders. The values are SQL the
+-- caller built: identifiers quoted with format('%I'), literals with format('%L'). A placeholder
+-- without a value is an error, so a misspelt one never reaches the generated SQL.
+CREATE OR REPLACE FUNCTION inbox.sql_template(p_template text, p_values jsonb)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_rest text := p_template;
+    v_out text := '';
+    v_open integer;
+    v_close integer;
+    v_name text;
+BEGIN
+    LOOP
+        v_open := strpos(v_rest, '{{');
+        EXIT WHEN v_open = 0;
+        v_close := strpos(substr(v_rest, v_open + 2), '}}');
+        v_name := substr(v_rest, v_open + 2, v_close - 1);
+        IF v_close = 0 OR p_values ->> v_name IS NULL THEN
+            RAISE EXCEPTION 'SQL template placeholder {{%}} has no value', v_name USING ERRCODE = 'internal_error';
+        END IF;
+        v_out := v_out || left(v_rest, v_open - 1) || (p_values ->> v_name);
+        v_rest := substr(v_rest, v_open + 2 + v_close + 1);
+    END LOOP;
+    RETURN v_out || v_rest;
+END;
+$$;
+
+-- The arrival order of an inbox's messages over alias m: seq for a managed inbox; received_at
+-- (when mapped), then the id for a tracked table.
+CREATE OR REPLACE FUNCTION inbox.arrival_order_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN c.managed THEN 'm.seq'
+        WHEN c.received_at_column IS NULL THEN format('m.%I', c.id_column)
+        ELSE format('m.%I, m.%I', c.received_at_column, c.id_column) END
+$$;
+
+-- The claim order over alias m: priority (lower first), then arrival. A managed inbox stores its
+-- priority; a tracked table's is computed from the priority map (999 without one).
+CREATE OR REPLACE FUNCTION inbox.queue_order_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    p inbox.inbox_priority_config;
+BEGIN
+    IF c.managed THEN
+        RETURN 'm.priority, m.seq';
+    END IF;
+    SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = c.inbox_name;
+    IF NOT FOUND THEN
+        -- A bare constant in ORDER BY would be read as a column position: arrival alone.
+        RETURN inbox.arrival_order_sql(c);
+    END IF;
+    RETURN format('coalesce((%L::jsonb ->> m.%I::text)::integer, %s), %s',
+        p.priority_map, p.priority_column, p.default_priority, inbox.arrival_order_sql(c));
+END;
+$$;
+
+-- The table of a managed inbox. priority_of_<name> must exist first (rebuild_priority_function).
+CREATE OR REPLACE FUNCTION inbox.create_message_table(c inbox.inbox_config)
 RETURNS void
 LANGUAGE plpgsql
--- No NOTICE per "DROP VIEW IF EXISTS" of a view that is not there yet.
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    EXECUTE inbox.sql_template($t$
+        CREATE TABLE {{table}} (
+            event_id        text COLLATE "C" PRIMARY KEY,
+            event_type      text,
+            source          text,
+            aggregate_id    text,
+            payload         jsonb,
+            received_at     timestamptz NOT NULL DEFAULT now(),
+            processed_at    timestamptz,
+            error           text,
+            retry_count     integer NOT NULL DEFAULT 0,
+            trace_id        text,
+            -- bookkeeping of the workers
+            seq             bigint GENERATED ALWAYS AS IDENTITY,
+            next_attempt_at timestamptz NOT NULL DEFAULT '-infinity',
+            priority        integer GENERATED ALWAYS AS ({{priority_function}}(event_type, source, aggregate_id)) STORED,
+            bucket          smallint GENERATED ALWAYS AS (inbox.inbox_bucket(aggregate_id)) STORED
+        ) WITH (autovacuum_vacuum_scale_factor = 0.01, autovacuum_analyze_scale_factor = 0.02,
+                autovacuum_vacuum_insert_scale_factor = 0.05)$t$,
+        jsonb_build_object(
+            'table', inbox.inbox_table(c),
+            'priority_function', format('inbox.%I', 'priority_of_' || c.inbox_name)));
+END;
+$$;
+
+-- priority_of_<name>(event_type, source, aggregate_id) of a managed inbox: a CASE over the
+-- literals of its priority map (inbox_priority_config), 999 without one. The stored generated
+-- column "priority" calls it on every insert, so it must stay inlinable: no SET clause (that
+-- would stop inlining and cost a call per row). Instead its body is SQL-standard (RETURN ...),
+-- parsed once, here, under this function's pinned search_path, and every operator in it is
+-- schema-qualified. Declared IMMUTABLE to feed a stored column: enable_inbox_priority, which
+-- changes the map, recomputes the stored values of waiting messages in the same transaction.
+CREATE OR REPLACE FUNCTION inbox.rebuild_priority_function(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    p inbox.inbox_priority_config;
+    v_cases text := '';
+    v_key text;
+    v_value jsonb;
+BEGIN
+    IF NOT c.managed THEN
+        RETURN;
+    END IF;
+    SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = c.inbox_name;
+    -- Keys in a fixed order, so regenerating gives the same function.
+    FOR v_key, v_value IN SELECT e.key, e.value FROM jsonb_each(p.priority_map) e ORDER BY e.key LOOP
+        v_cases := v_cases || format(' WHEN %s OPERATOR(pg_catalog.=) %L THEN %s',
+            CASE p.priority_column WHEN 'event_type' THEN 'p_event_type'
+                                   WHEN 'source' THEN 'p_source'
+                                   ELSE 'p_aggregate_id' END,
+            v_key, (v_value #>> '{}')::integer);
+    END LOOP;
+    EXECUTE inbox.sql_template($f$
+        CREATE OR REPLACE FUNCTION {{function}}(p_event_type text, p_source text, p_aggregate_id text)
+        RETURNS integer
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        RETURN {{priority}}$f$,
+        jsonb_build_object(
+            'function', format('inbox.%I', 'priority_of_' || c.inbox_name),
+            'priority', CASE WHEN v_cases = '' THEN coalesce(p.default_priority, 999)::text
+                             ELSE format('CASE%s ELSE %s END', v_cases, p.default_priority) END));
+END;
+$$;
+
+-- Creates one index from a template unless an index of that name exists ({{index}} is its
+-- quoted name). CREATE INDEX IF NOT EXISTS would still take the table's SHARE lock, which holds
+-- off producers until the installing transaction ends.
+CREATE OR REPLACE FUNCTION inbox.create_index_if_missing(p_index text, p_template text, p_values jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF to_regclass(format('inbox.%I', p_index)) IS NULL THEN
+        EXECUTE inbox.sql_template(p_template, p_values || jsonb_build_object('index', format('%I', p_index)));
+    END IF;
+END;
+$$;
+
+-- The indexes of a managed inbox's table (those that are missing).
+CREATE OR REPLACE FUNCTION inbox.create_message_indexes(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    o inbox.inbox_ordering_config;
+    v_values jsonb := jsonb_build_object('table', inbox.inbox_table(c), 'max_retries', c.max_retries);
+BEGIN
+    IF NOT c.managed THEN
+        RETURN;
+    END IF;
+    -- Claim order over waiting messages only: the index stays as small as the backlog. It also
+    -- serves pending counts and the oldest pending message (inbox_health), so received_at needs
+    -- no index of its own (one index insert per message saved).
+    PERFORM inbox.create_index_if_missing(c.inbox_name || '_claim_idx',
+        'CREATE INDEX {{index}} ON {{table}} (priority, seq) WHERE processed_at IS NULL AND retry_count < {{max_retries}}',
+        v_values);
+    -- Dead letters: listing, counting, replay by type and DLQ retention.
+    PERFORM inbox.create_index_if_missing(c.inbox_name || '_dlq_idx',
+        'CREATE INDEX {{index}} ON {{table}} (received_at) WHERE processed_at IS NULL AND retry_count >= {{max_retries}}',
+        v_values);
+    -- Retention and throughput read processed rows by time; BRIN costs next to nothing to maintain.
+    PERFORM inbox.create_index_if_missing(c.inbox_name || '_processed_brin',
+        'CREATE INDEX {{index}} ON {{table}} USING brin (processed_at)', v_values);
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
+    IF FOUND THEN
+        -- The head test of the ordered claim (is there an earlier unprocessed message?).
+        -- enable_inbox_ordering drops it first when the columns change.
+        PERFORM inbox.create_index_if_missing(c.inbox_name || '_ordering_idx',
+            'CREATE INDEX {{index}} ON {{table}} ({{aggregate}}, {{sequence}}, seq) WHERE processed_at IS NULL',
+            v_values || jsonb_build_object(
+                'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column)));
+    END IF;
+END;
+$$;
+
+-- One notification per INSERT statement into a managed inbox's table, not per row. Consumers
+-- count waiting messages, so PostgreSQL folding identical notifications loses nothing.
+CREATE OR REPLACE FUNCTION inbox.create_notify_trigger(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT c.managed OR EXISTS (SELECT 1 FROM pg_trigger t
+            WHERE t.tgrelid = inbox.inbox_table(c)::regclass AND t.tgname = c.inbox_name || '_notify') THEN
+        RETURN;
+    END IF;
+    EXECUTE inbox.sql_template(
+        'CREATE TRIGGER {{trigger}} AFTER INSERT ON {{table}} FOR EACH STATEMENT '
+        'EXECUTE FUNCTION inbox.notify_inbox_insert({{channel}}, {{inbox}})',
+        jsonb_build_object('trigger', format('%I', c.inbox_name || '_notify'), 'table', inbox.inbox_table(c),
+            'channel', format('%L', c.notify_channel), 'inbox', format('%L', c.inbox_name)));
+END;
+$$;
+
+-- Replaces the view inbox.<p_view> with a new query.
+CREATE OR REPLACE FUNCTION inbox.replace_view(p_view text, p_query text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+BEGIN
+    EXECUTE format('DROP VIEW IF EXISTS inbox.%I', p_view);
+    EXECUTE format('CREATE VIEW inbox.%I AS %s', p_view, p_query);
+END;
+$$;
+
+-- The views of an inbox (plain views: always current): <name>_pending (waiting, in claim order),
+-- <name>_dlq (dead letters, by arrival), <name>_stats (counts per event type) and, with ordering,
+-- next_<name> (the head of every aggregate).
+CREATE OR REPLACE FUNCTION inbox.rebuild_views(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     o inbox.inbox_ordering_config;
-    p inbox.inbox_priority_config;
-    v_table text := inbox.inbox_table(c);
-    v_pending text;      -- predicate: waiting to be processed (not dead)
-    v_dead text;         -- predicate: dead letter
-    v_priority text;     -- expression: claim priority (lower first)
-    v_arrival text;      -- expression list: arrival order
-    v_order text;        -- ORDER BY of _pending and of the claim
-    v_head_guard text := '';
-    -- The start of both claim functions (%1$I their name, %2$s the table). A queue table's
-    -- statistics are always stale (rows come and go between analyzes); believing the backlog tiny,
-    -- the planner picked a bitmap scan of the whole backlog plus a sort (25 ms instead of 1.6 ms
-    -- for 100 of 100,000). The claim must walk the claim index in order, so the alternatives are
-    -- off inside the function. Their penalty costs would trigger JIT compilation (~400 ms a
-    -- call), so JIT is off too.
-    v_claim_head text := $h$
-            CREATE OR REPLACE FUNCTION inbox.%1$I(p_limit integer, p_buckets integer[] DEFAULT NULL)
-            RETURNS SETOF %2$s
+    v_values jsonb := jsonb_build_object(
+        'table', inbox.inbox_table(c),
+        'pending', inbox.state_predicate(c, 'pending'),
+        'dead', inbox.state_predicate(c, 'dead'),
+        'claim_order', inbox.queue_order_sql(c),
+        'arrival_order', inbox.arrival_order_sql(c),
+        'event_type', format('%I', c.event_type_column),
+        'processed_at', format('%I', c.processed_at_column));
+BEGIN
+    PERFORM inbox.replace_view(c.inbox_name || '_pending', inbox.sql_template(
+        'SELECT m.* FROM {{table}} m WHERE {{pending}} ORDER BY {{claim_order}}', v_values));
+    PERFORM inbox.replace_view(c.inbox_name || '_dlq', inbox.sql_template(
+        'SELECT m.* FROM {{table}} m WHERE {{dead}} ORDER BY {{arrival_order}}', v_values));
+    PERFORM inbox.replace_view(c.inbox_name || '_stats', inbox.sql_template($v$
+        SELECT m.{{event_type}} AS event_type,
+               count(*) FILTER (WHERE {{pending}}) AS pending,
+               count(*) FILTER (WHERE m.{{processed_at}} IS NOT NULL) AS processed,
+               count(*) FILTER (WHERE {{dead}}) AS dead,
+               count(*) AS total
+        FROM {{table}} m GROUP BY m.{{event_type}}$v$, v_values));
+
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
+    IF NOT FOUND THEN
+        EXECUTE format('DROP VIEW IF EXISTS inbox.%I', 'next_' || c.inbox_name);
+        RETURN;
+    END IF;
+    -- The next unprocessed message of every aggregate, dead or backing off included: such a head
+    -- blocks its aggregate (see docs/consuming.md).
+    PERFORM inbox.replace_view('next_' || c.inbox_name, inbox.sql_template($v$
+        SELECT DISTINCT ON (m.{{aggregate}}) m.* FROM {{table}} m
+        WHERE m.{{processed_at}} IS NULL AND m.{{aggregate}} IS NOT NULL
+        ORDER BY m.{{aggregate}}, m.{{sequence}}, {{arrival_order}}$v$,
+        v_values || jsonb_build_object(
+            'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column))));
+END;
+$$;
+
+-- The start of both claim functions. A queue table's statistics are always stale (rows come and
+-- go between analyzes); believing the backlog tiny, the planner picked a bitmap scan of the whole
+-- backlog plus a sort (25 ms instead of 1.6 ms for 100 of 100,000). The claim must walk the claim
+-- index in order, so the alternatives are off inside the function. Their penalty costs would
+-- trigger JIT compilation (~400 ms a call), so JIT is off too. The pinned search_path keeps
+-- every name in the body to the built-ins and the inbox's own objects.
+-- Placeholders: {{function}} claim_<name>, {{table}} the inbox's table.
+CREATE OR REPLACE FUNCTION inbox.generated_claim_header()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$
+            CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL)
+            RETURNS SETOF {{table}}
             LANGUAGE plpgsql
+            SET search_path = pg_catalog, pg_temp
             SET enable_bitmapscan = off SET enable_sort = off SET enable_seqscan = off SET jit = off
             AS $body$
             DECLARE
-                v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket$h$;
-BEGIN
-    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
-    SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = p_inbox;
+                v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket$t$ $h$;
 
-    IF c.retry_count_column IS NULL THEN
-        v_pending := format('m.%I IS NULL', c.processed_at_column);
-        v_dead := 'false';
-    ELSIF NOT c.managed THEN
-        -- A tracked table's retry counter may be nullable: NULL means no failure yet.
-        v_pending := format('m.%I IS NULL AND coalesce(m.%I, 0) < %s',
-            c.processed_at_column, c.retry_count_column, c.max_retries);
-        v_dead := format('m.%I IS NULL AND coalesce(m.%I, 0) >= %s',
-            c.processed_at_column, c.retry_count_column, c.max_retries);
-    ELSE
-        v_pending := format('m.%I IS NULL AND m.%I < %s',
-            c.processed_at_column, c.retry_count_column, c.max_retries);
-        v_dead := format('m.%I IS NULL AND m.%I >= %s',
-            c.processed_at_column, c.retry_count_column, c.max_retries);
-    END IF;
-
-    IF c.managed THEN
-        v_priority := 'm.priority';
-        v_arrival := 'm.seq';
-    ELSE
-        v_priority := CASE WHEN p.inbox_name IS NULL THEN '999'
-            ELSE format('coalesce((%L::jsonb ->> m.%I::text)::integer, %s)',
-                        p.priority_map, p.priority_column, p.default_priority) END;
-        v_arrival := CASE WHEN c.received_at_column IS NULL THEN format('m.%I', c.id_column)
-            ELSE format('m.%I, m.%I', c.received_at_column, c.id_column) END;
-    END IF;
-    -- A bare constant in ORDER BY would be read as a column position: leave it out.
-    v_order := CASE WHEN v_priority = '999' THEN v_arrival ELSE v_priority || ', ' || v_arrival END;
-
-    EXECUTE format('DROP VIEW IF EXISTS inbox.%I', p_inbox || '_pending');
-    EXECUTE format('CREATE VIEW inbox.%I AS SELECT m.* FROM %s m WHERE %s ORDER BY %s',
-        p_inbox || '_pending', v_table, v_pending, v_order);
-
-    EXECUTE format('DROP VIEW IF EXISTS inbox.%I', p_inbox || '_dlq');
-    EXECUTE format('CREATE VIEW inbox.%I AS SELECT m.* FROM %s m WHERE %s ORDER BY %s',
-        p_inbox || '_dlq', v_table, v_dead, v_arrival);
-
-    EXECUTE format('DROP VIEW IF EXISTS inbox.%I', p_inbox || '_stats');
-    EXECUTE format($v$CREATE VIEW inbox.%I AS
-        SELECT m.%I AS event_type,
-               count(*) FILTER (WHERE %s) AS pending,
-               count(*) FILTER (WHERE m.%I IS NOT NULL) AS processed,
-               count(*) FILTER (WHERE %s) AS dead,
-               count(*) AS total
-        FROM %s m GROUP BY m.%I$v$,
-        p_inbox || '_stats', c.event_type_column, v_pending, c.processed_at_column, v_dead,
-        v_table, c.event_type_column);
-
-    EXECUTE format('DROP VIEW IF EXISTS inbox.%I', 'next_' || p_inbox);
-    IF o.inbox_name IS NOT NULL THEN
-        -- The next unprocessed message of every aggregate, dead or backing off included:
-        -- such a head blocks its aggregate (see docs/consuming.md).
-        EXECUTE format('CREATE VIEW inbox.%I AS SELECT DISTINCT ON (m.%I) m.* FROM %s m WHERE m.%I IS NULL AND m.%I IS NOT NULL ORDER BY m.%I, m.%I, %s',
-            'next_' || p_inbox, o.aggregate_column, v_table, c.processed_at_column,
-            o.aggregate_column, o.aggregate_column, o.sequence_column, v_arrival);
-        -- A message may be claimed only when no earlier message of its aggregate is unprocessed.
-        -- Rows the claiming transaction holds still look unprocessed to every other worker,
-        -- so two workers never hold messages of one aggregate at once.
-        v_head_guard := format(E'\n                          AND (c.%1$I IS NULL OR NOT %2$s)',
-            o.aggregate_column,
-            inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
-                format('c.%I', o.aggregate_column), format('c.%I', o.sequence_column), 'c.seq'));
-    END IF;
-
-    IF c.managed AND o.inbox_name IS NULL THEN
-        -- Claim = select the next batch with SKIP LOCKED and mark it processed in one statement.
-        -- The caller's transaction is the unit of work: commit keeps the mark, rollback (or a
-        -- crash) returns the messages to the queue. Failures are reset with mark_failed before
-        -- commit. p_buckets restricts the claim to partition buckets (NULL = all), tested as a bit mask.
-        -- The locked rows are updated by ctid (a TID scan): joining on event_id let the planner
-        -- pick a hash join over a sequential scan of the whole table (docs/performance-notes.md).
-        -- A TID found by FOR UPDATE may be a newer version than the statement's snapshot sees
-        -- (updated and committed meanwhile); the UPDATE then skips it and it stays pending.
-        -- That guard is written num_nulls(processed_at) = 1, not processed_at IS NULL: the latter
-        -- lets the planner use the partial indexes of pending rows for the UPDATE, and with
-        -- statistics taken while nothing was pending it scanned one (filtering on ctid) instead
-        -- of the TID scan, reading the whole backlog per claim (docs/performance-notes.md §6).
-        EXECUTE format(v_claim_head || $f$
+-- claim_<name> without ordering. Claim = select the next batch with SKIP LOCKED and mark it
+-- processed in one statement. The caller's transaction is the unit of work: commit keeps the
+-- mark, rollback (or a crash) returns the messages to the queue. Failures are reset with
+-- mark_failed before commit. p_buckets restricts the claim to partition buckets (NULL = all),
+-- tested as a bit mask.
+-- The locked rows are updated by ctid (a TID scan): joining on event_id let the planner pick a
+-- hash join over a sequential scan of the whole table (docs/performance.md, "Claim"). A TID found by
+-- FOR UPDATE may be a newer version than the statement's snapshot sees (updated and committed
+-- meanwhile); the UPDATE then skips it and it stays pending. That guard is written
+-- num_nulls(processed_at) = 1, not processed_at IS NULL: the latter lets the planner use the
+-- partial indexes of pending rows for the UPDATE, and with statistics taken while nothing was
+-- pending it scanned one (filtering on ctid) instead of the TID scan, reading the whole backlog per
+-- claim (docs/performance.md, "Claim").
+-- Placeholders: {{header}} (generated_claim_header), {{table}}, {{max_retries}}.
+CREATE OR REPLACE FUNCTION inbox.plain_claim_template()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t${{header}}
             BEGIN
                 RETURN QUERY
                 WITH claimed AS (
-                    UPDATE %2$s m SET processed_at = now()
+                    UPDATE {{table}} m SET processed_at = now()
                     WHERE m.ctid = ANY (ARRAY(
                         SELECT c.ctid
-                        FROM %2$s c
-                        WHERE c.processed_at IS NULL AND c.retry_count < %3$s
+                        FROM {{table}} c
+                        WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
                           AND c.next_attempt_at <= now()
                           AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
                         ORDER BY c.priority, c.seq
@@ -135,42 +348,50 @@ BEGIN
                 SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
             END;
             $body$
-            $f$,
-            'claim_' || p_inbox, v_table, c.max_retries);
-    ELSIF c.managed THEN
-        -- Ordered claim: only the head of each aggregate (its earliest unprocessed message,
-        -- dead or backing off included) may be claimed. Two phases keep the cost bounded:
-        --  1. walk the claim order (priority, seq), testing each message for an earlier
-        --     unprocessed one of its aggregate, but at most a window of 2 * p_limit + 100
-        --     messages: with many aggregates the heads come first and this is all it takes;
-        --  2. only when at least p_limit of the window's messages are blocked (not heads: a hot
-        --     aggregate with a long queue at the front, or followers of dead heads), enumerate the
-        --     aggregates' heads directly with a loose index scan over <name>_ordering_idx (one
-        --     descent per aggregate with unprocessed messages) and claim the best of those, by the
-        --     same claim order.
-        -- Phase 2 runs in a later statement that sees phase 1's claims as processed, so it
-        -- excludes the aggregates phase 1 took: one message per aggregate per claim, as before.
-        -- Both statements check head-ness in their own snapshot, where rows claimed by other
-        -- uncommitted transactions are still unprocessed: two workers never hold one aggregate.
-        EXECUTE format(v_claim_head || $f$
+$t$ $h$;
+
+-- claim_<name> with ordering: only the head of each aggregate (its earliest unprocessed message,
+-- dead or backing off included) may be claimed. Two phases keep the cost bounded:
+--  1. walk the claim order (priority, seq), testing each message for an earlier unprocessed one
+--     of its aggregate, but at most a window of 2 * p_limit + 100 messages: with many aggregates
+--     the heads come first and this is all it takes;
+--  2. only when at least p_limit of the window's messages are blocked (not heads: a hot aggregate
+--     with a long queue at the front, or followers of dead heads), enumerate the aggregates' heads
+--     directly with a loose index scan over <name>_ordering_idx (one descent per aggregate with
+--     unprocessed messages) and claim the best of those, by the same claim order.
+-- Phase 2 runs in a later statement that sees phase 1's claims as processed, so it excludes the
+-- aggregates phase 1 took: one message per aggregate per claim. Both statements check head-ness
+-- in their own snapshot, where rows claimed by other uncommitted transactions are still
+-- unprocessed: two workers never hold one aggregate. A message may be claimed only when no
+-- earlier message of its aggregate is unprocessed; rows the claiming transaction holds still look
+-- unprocessed to every other worker.
+-- Placeholders: {{header}}, {{table}}, {{max_retries}}, {{aggregate}} (the quoted aggregate
+-- column), {{candidate_blocked}} (earlier_unprocessed_sql of candidate c), {{window_blocked}}
+-- (the same for window row win), {{heads}} (aggregate_heads_sql).
+CREATE OR REPLACE FUNCTION inbox.ordered_claim_template()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t${{header}}
                 v_window integer := CASE WHEN p_limit IS NOT NULL THEN 2 * greatest(p_limit, 0) + 100 END;  -- NULL: no bound
-                v_first %2$s[];
-                v_rest %2$s[] := '{}';
+                v_first {{table}}[];
+                v_rest {{table}}[] := '{}';
                 v_walked integer;  -- blocked messages (not heads) in the window
             BEGIN
                 WITH claimed AS (
-                    UPDATE %2$s m SET processed_at = now()
+                    UPDATE {{table}} m SET processed_at = now()
                     WHERE m.ctid = ANY (ARRAY(
                         SELECT c.ctid
-                        FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM %2$s w
-                              WHERE w.processed_at IS NULL AND w.retry_count < %3$s
+                        FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w
+                              WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
                                 AND w.next_attempt_at <= now()
                                 AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                               ORDER BY w.priority, w.seq
                               LIMIT v_window) win
-                        JOIN %2$s c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
-                        WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < %3$s
-                          AND c.next_attempt_at <= now()%4$s
+                        JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
+                        WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
+                          AND c.next_attempt_at <= now()
+                          AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
                         ORDER BY win.priority, win.seq
                         LIMIT p_limit
                         FOR UPDATE OF c SKIP LOCKED))
@@ -184,40 +405,40 @@ BEGIN
                     -- that is merely full of messages other claims hold or just committed (two
                     -- workers claiming side by side) is no reason: the next claim reaches what
                     -- lies behind them, and enumerating every aggregate's head under concurrent
-                    -- claims cost seconds (docs/mailroom-performance-notes.md).
+                    -- claims cost seconds (docs/performance.md, "Ordered claim").
                     SELECT count(*) INTO v_walked FROM (
-                        SELECT w.%5$I AS agg, w.%6$I AS s, w.seq FROM %2$s w
-                        WHERE w.processed_at IS NULL AND w.retry_count < %3$s
+                        SELECT w.{{aggregate}} AS agg, w.{{sequence}} AS s, w.seq FROM {{table}} w
+                        WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
                           AND w.next_attempt_at <= now()
                           AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                         ORDER BY w.priority, w.seq
                         LIMIT v_window) win
-                    WHERE win.agg IS NOT NULL AND %8$s;
+                    WHERE win.agg IS NOT NULL AND {{window_blocked}};
                     IF v_walked >= greatest(p_limit, 1) THEN
                         -- The heads arrive in aggregate order and must be sorted into claim
                         -- order: without a sort the planner would walk the whole claim index
                         -- filtering on ctid, the very walk this phase avoids. (The function's
                         -- SET clause keeps this setting inside the function.)
                         PERFORM set_config('enable_sort', 'on', true);
-                        WITH RECURSIVE %7$s, claimed AS (
-                            UPDATE %2$s m SET processed_at = now()
+                        WITH RECURSIVE {{heads}}, claimed AS (
+                            UPDATE {{table}} m SET processed_at = now()
                             WHERE m.ctid = ANY (ARRAY(
                                 SELECT c.ctid
-                                FROM %2$s c
+                                FROM {{table}} c
                                 WHERE c.ctid = ANY (ARRAY(
                                         SELECT heads.tid FROM heads
                                         UNION ALL
-                                        (SELECT u.ctid FROM %2$s u
-                                         WHERE u.%5$I IS NULL AND u.processed_at IS NULL AND u.retry_count < %3$s
+                                        (SELECT u.ctid FROM {{table}} u
+                                         WHERE u.{{aggregate}} IS NULL AND u.processed_at IS NULL AND u.retry_count < {{max_retries}}
                                            AND u.next_attempt_at <= now()
                                            AND (v_mask IS NULL OR get_bit(v_mask, u.bucket) = 1)
                                          ORDER BY u.priority, u.seq
                                          LIMIT p_limit)))
-                                  AND num_nulls(c.processed_at) = 1 AND c.retry_count < %3$s
+                                  AND num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
                                   AND c.next_attempt_at <= now()
                                   AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
-                                  AND (c.%5$I IS NULL OR NOT c.%5$I = ANY (ARRAY(
-                                        SELECT f.%5$I FROM unnest(v_first) f WHERE f.%5$I IS NOT NULL)))
+                                  AND (c.{{aggregate}} IS NULL OR NOT c.{{aggregate}} = ANY (ARRAY(
+                                        SELECT f.{{aggregate}} FROM unnest(v_first) f WHERE f.{{aggregate}} IS NOT NULL)))
                                 ORDER BY c.priority, c.seq
                                 LIMIT p_limit - cardinality(v_first)
                                 FOR UPDATE OF c SKIP LOCKED))
@@ -231,14 +452,58 @@ BEGIN
                 RETURN QUERY SELECT * FROM unnest(v_first || v_rest) x ORDER BY x.priority, x.seq;
             END;
             $body$
-            $f$,
-            'claim_' || p_inbox, v_table, c.max_retries,
-            v_head_guard,
-            o.aggregate_column, o.sequence_column,
-            inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column),
-            inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
-                'win.agg', 'win.s', 'win.seq'));
+$t$ $h$;
+
+-- claim_<name> of a managed inbox, plain or ordered (a tracked table has none).
+CREATE OR REPLACE FUNCTION inbox.rebuild_claim_function(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    o inbox.inbox_ordering_config;
+    v_table text := inbox.inbox_table(c);
+    v_values jsonb := jsonb_build_object(
+        'function', format('inbox.%I', 'claim_' || c.inbox_name),
+        'table', v_table,
+        'max_retries', c.max_retries);
+BEGIN
+    IF NOT c.managed THEN
+        RETURN;
     END IF;
+    v_values := v_values || jsonb_build_object('header', inbox.sql_template(inbox.generated_claim_header(), v_values));
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
+    IF NOT FOUND THEN
+        EXECUTE inbox.sql_template(inbox.plain_claim_template(), v_values);
+        RETURN;
+    END IF;
+    EXECUTE inbox.sql_template(inbox.ordered_claim_template(), v_values || jsonb_build_object(
+        'aggregate', format('%I', o.aggregate_column),
+        'sequence', format('%I', o.sequence_column),
+        'candidate_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
+            format('c.%I', o.aggregate_column), format('c.%I', o.sequence_column), 'c.seq'),
+        'window_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
+            'win.agg', 'win.s', 'win.seq'),
+        'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column)));
+END;
+$$;
+
+-- (Re)creates everything derived from an inbox's catalog rows (see the list at the top) and
+-- records the schema version that made them.
+CREATE OR REPLACE FUNCTION inbox.rebuild_inbox_objects(p_inbox text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+BEGIN
+    PERFORM inbox.rebuild_priority_function(c);
+    PERFORM inbox.create_message_indexes(c);
+    PERFORM inbox.create_notify_trigger(c);
+    PERFORM inbox.rebuild_views(c);
+    PERFORM inbox.rebuild_claim_function(c);
+    UPDATE inbox.inbox_config SET objects_version = inbox.schema_version() WHERE inbox_name = p_inbox;
 END;
 $$;
 
@@ -257,10 +522,12 @@ CREATE OR REPLACE FUNCTION inbox.create_inbox(
     p_critical_pending      bigint DEFAULT 100000)
 RETURNS void
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_name text := inbox.check_inbox_name(p_name);
     v_channel text := coalesce(p_channel, 'inbox_' || p_name);
+    c inbox.inbox_config;
 BEGIN
     IF p_max_retries IS NULL OR p_max_retries < 1 THEN
         RAISE EXCEPTION 'max retries must be at least 1, got %', p_max_retries USING ERRCODE = 'invalid_parameter_value';
@@ -291,59 +558,18 @@ BEGIN
     END IF;
     PERFORM inbox.check_free_names(v_name);
 
-    -- The priority function starts constant; enable_inbox_priority replaces it. It is declared
-    -- IMMUTABLE so it can feed a stored generated column: whoever replaces it recomputes the
-    -- stored values of pending rows in the same transaction.
-    EXECUTE format('CREATE OR REPLACE FUNCTION inbox.%I(p_event_type text, p_source text, p_aggregate_id text) '
-                   'RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS %L',
-                   'priority_of_' || v_name, 'SELECT 999');
-
-    EXECUTE format($t$
-        CREATE TABLE inbox.%1$I (
-            event_id        text COLLATE "C" PRIMARY KEY,
-            event_type      text,
-            source          text,
-            aggregate_id    text,
-            payload         jsonb,
-            received_at     timestamptz NOT NULL DEFAULT now(),
-            processed_at    timestamptz,
-            error           text,
-            retry_count     integer NOT NULL DEFAULT 0,
-            trace_id        text,
-            -- bookkeeping of the workers
-            seq             bigint GENERATED ALWAYS AS IDENTITY,
-            next_attempt_at timestamptz NOT NULL DEFAULT '-infinity',
-            priority        integer GENERATED ALWAYS AS (inbox.%2$I(event_type, source, aggregate_id)) STORED,
-            bucket          smallint GENERATED ALWAYS AS (inbox.inbox_bucket(aggregate_id)) STORED
-        ) WITH (autovacuum_vacuum_scale_factor = 0.01, autovacuum_analyze_scale_factor = 0.02,
-                autovacuum_vacuum_insert_scale_factor = 0.05)$t$,
-        v_name, 'priority_of_' || v_name);
-
-    -- Claim order over waiting messages only: the index stays as small as the backlog. It also
-    -- serves pending counts and the oldest pending message (inbox_health).
-    EXECUTE format('CREATE INDEX %I ON inbox.%I (priority, seq) WHERE processed_at IS NULL AND retry_count < %s',
-        v_name || '_claim_idx', v_name, p_max_retries);
-    -- No index on received_at for the oldest pending message: inbox_health takes it from the
-    -- claim index (earliest seq per priority), which saves one index insert per message.
-    -- Dead letters: listing, counting, replay by type and DLQ retention.
-    EXECUTE format('CREATE INDEX %I ON inbox.%I (received_at) WHERE processed_at IS NULL AND retry_count >= %s',
-        v_name || '_dlq_idx', v_name, p_max_retries);
-    -- Retention and throughput read processed rows by time; BRIN costs next to nothing to maintain.
-    EXECUTE format('CREATE INDEX %I ON inbox.%I USING brin (processed_at)', v_name || '_processed_brin', v_name);
-
-    -- One notification per INSERT statement, not per row. Consumers count waiting messages,
-    -- so PostgreSQL folding identical notifications loses nothing.
-    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON inbox.%I FOR EACH STATEMENT EXECUTE FUNCTION inbox.notify_inbox_insert(%L, %L)',
-        v_name || '_notify', v_name, v_channel, v_name);
-
     INSERT INTO inbox.inbox_config (inbox_name, table_schema, table_name, managed, max_retries,
         processed_retention, dlq_retention, dedup_retention, backoff_base, backoff_max,
         degraded_age_seconds, critical_age_seconds, degraded_pending, critical_pending, notify_channel)
     VALUES (v_name, 'inbox', v_name, true, p_max_retries,
         make_interval(hours => p_retention_hours), make_interval(hours => p_dlq_retention_hours),
         make_interval(hours => p_dedup_retention_hours), p_backoff_base, p_backoff_max,
-        p_degraded_age_seconds, p_critical_age_seconds, p_degraded_pending, p_critical_pending, v_channel);
+        p_degraded_age_seconds, p_critical_age_seconds, p_degraded_pending, p_critical_pending, v_channel)
+    RETURNING * INTO c;
 
+    -- The table's generated column "priority" calls priority_of_<name>: it comes first.
+    PERFORM inbox.rebuild_priority_function(c);
+    PERFORM inbox.create_message_table(c);
     PERFORM inbox.rebuild_inbox_objects(v_name);
     PERFORM inbox.log_operator_action('create_inbox', v_name, jsonb_build_object('max_retries', p_max_retries), NULL);
 END;
@@ -352,6 +578,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.notify_inbox_insert()
 RETURNS trigger
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM pg_notify(TG_ARGV[0], TG_ARGV[1]);
@@ -364,6 +591,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.drop_inbox(p_name text, p_cascade boolean DEFAULT false, p_if_exists boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
 AS $$
 DECLARE

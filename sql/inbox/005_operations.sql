@@ -319,6 +319,7 @@ DECLARE
     v_delete_after interval := CASE WHEN v_strip THEN c.dedup_retention ELSE c.processed_retention END;
     v_strip_cutoff timestamptz := now() - c.processed_retention;
     v_last timestamptz;
+    v_open_since timestamptz;
     v_rows tid[];
 BEGIN
     IF p_batch_size IS NULL OR p_batch_size < 1 THEN
@@ -338,6 +339,13 @@ BEGIN
     v_budget := v_budget - v_deleted;
 
     IF v_strip AND v_budget > 0 THEN
+        -- processed_at is the start time of the processing transaction, so one still open may yet
+        -- commit rows older than the cutoff: the watermark never passes the start of the oldest
+        -- transaction open in this database, as far as pg_stat_activity shows it (the caller's own
+        -- role's sessions; all of them with pg_read_all_stats). Read before the rows are, so a
+        -- transaction that commits in between has its rows seen.
+        SELECT min(a.xact_start) INTO v_open_since FROM pg_stat_activity a
+        WHERE a.datname = current_database() AND a.pid <> pg_backend_pid();
         -- In processed_at order from where the last call stopped, so stripped rows are not read again.
         EXECUTE format($q$SELECT coalesce(array_agg(b.ctid), '{}'), max(b.processed_at) FROM (
                 SELECT m.ctid, m.processed_at FROM %1$s m
@@ -351,7 +359,9 @@ BEGIN
         v_budget := v_budget - v_stripped;
         -- A full batch may have stopped inside a run of equal timestamps: resume at the last one.
         UPDATE inbox.inbox_config
-           SET stripped_until = CASE WHEN v_budget = 0 THEN coalesce(v_last, stripped_until) ELSE v_strip_cutoff END
+           SET stripped_until = least(
+                   CASE WHEN v_budget = 0 THEN coalesce(v_last, stripped_until) ELSE v_strip_cutoff END,
+                   v_open_since)
          WHERE inbox_name = c.inbox_name;
     END IF;
 

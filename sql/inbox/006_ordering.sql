@@ -26,10 +26,8 @@ BEGIN
             sequence_column = EXCLUDED.sequence_column,
             enabled_at = now();
     IF c.managed THEN
-        -- Serves the head test of the claim (is there an earlier unprocessed message?).
+        -- rebuild_inbox_objects creates it again on the new columns.
         EXECUTE format('DROP INDEX IF EXISTS inbox.%I', p_inbox || '_ordering_idx');
-        EXECUTE format('CREATE INDEX %I ON %s (%I, %I, seq) WHERE processed_at IS NULL',
-            p_inbox || '_ordering_idx', inbox.inbox_table(c), p_aggregate_column, p_sequence_column);
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
     PERFORM inbox.log_operator_action('enable_ordering', p_inbox, jsonb_build_object(

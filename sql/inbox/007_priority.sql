@@ -5,12 +5,12 @@ CREATE OR REPLACE FUNCTION inbox.enable_inbox_priority(
     p_priority_map jsonb DEFAULT '{}'::jsonb)
 RETURNS void
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_key text;
     v_value jsonb;
-    v_case text := '';
 BEGIN
     PERFORM inbox.check_column_name(p_priority_column);
     PERFORM inbox.require_column(c, p_priority_column, NULL);
@@ -23,27 +23,10 @@ BEGIN
             RAISE EXCEPTION 'priority of % must be an integer, got %', quote_literal(v_key), v_value
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
-        v_case := v_case || format(' WHEN %L THEN %s', v_key, (v_value #>> '{}')::integer);
     END LOOP;
-
-    IF c.managed THEN
-        IF p_priority_column NOT IN ('event_type', 'source', 'aggregate_id') THEN
-            RAISE EXCEPTION 'a managed inbox takes its priority from event_type, source or aggregate_id, not %',
-                quote_ident(p_priority_column) USING ERRCODE = 'invalid_parameter_value';
-        END IF;
-        -- The stored generated column "priority" calls this function on every insert: a CASE
-        -- over literals, inlined, with no per-row trigger on the hot path.
-        EXECUTE format('CREATE OR REPLACE FUNCTION inbox.%I(p_event_type text, p_source text, p_aggregate_id text) '
-                       'RETURNS integer LANGUAGE sql IMMUTABLE PARALLEL SAFE AS %L',
-            'priority_of_' || p_inbox,
-            CASE WHEN v_case = '' THEN 'SELECT 999'
-                 ELSE format('SELECT CASE %s%s ELSE 999 END',
-                             CASE p_priority_column WHEN 'event_type' THEN 'p_event_type'
-                                                    WHEN 'source' THEN 'p_source'
-                                                    ELSE 'p_aggregate_id' END,
-                             v_case) END);
-        -- Recompute the stored priority of waiting messages (an UPDATE recomputes generated columns).
-        EXECUTE format('UPDATE %s SET event_type = event_type WHERE processed_at IS NULL', inbox.inbox_table(c));
+    IF c.managed AND p_priority_column NOT IN ('event_type', 'source', 'aggregate_id') THEN
+        RAISE EXCEPTION 'a managed inbox takes its priority from event_type, source or aggregate_id, not %',
+            quote_ident(p_priority_column) USING ERRCODE = 'invalid_parameter_value';
     END IF;
 
     INSERT INTO inbox.inbox_priority_config (inbox_name, priority_column, priority_map)
@@ -52,7 +35,13 @@ BEGIN
         SET priority_column = EXCLUDED.priority_column,
             priority_map = EXCLUDED.priority_map,
             enabled_at = now();
+    -- A managed inbox's map becomes priority_of_<name> (rebuild_priority_function), the function
+    -- behind its stored column "priority"; a tracked table's views compute the priority.
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
+    IF c.managed THEN
+        -- Recompute the stored priority of waiting messages (an UPDATE recomputes generated columns).
+        EXECUTE format('UPDATE %s SET event_type = event_type WHERE processed_at IS NULL', inbox.inbox_table(c));
+    END IF;
     PERFORM inbox.log_operator_action('enable_priority', p_inbox, jsonb_build_object(
         'column', p_priority_column, 'map', p_priority_map), NULL);
 END;

@@ -8,11 +8,10 @@ import dev.mailroom.config.MailroomConfig;
 import dev.mailroom.embedded.EmbeddedDatabase;
 import dev.pginbox.inbox.Inbox;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
-import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 import javax.sql.DataSource;
 import picocli.CommandLine.ParentCommand;
@@ -20,7 +19,8 @@ import picocli.CommandLine.ParentCommand;
 /**
  * Shared by the operator subcommands: the database and inbox come from the same environment as the
  * collector. Without MAILROOM_DATABASE_URL they talk to the embedded server of a running collector
- * (localhost:MAILROOM_EMBEDDED_PORT, database mailroom).
+ * (127.0.0.1:MAILROOM_EMBEDDED_PORT, database mailroom) with the password from its data directory
+ * (MAILROOM_DATA_DIR).
  */
 abstract class OperatorCommand implements Callable<Integer> {
 
@@ -38,7 +38,7 @@ abstract class OperatorCommand implements Callable<Integer> {
     }
     try {
       return run(DataSources.of(database()), out());
-    } catch (SQLException | RuntimeException e) {
+    } catch (SQLException | IOException | RuntimeException e) {
       parent.io.stderr().println("error: " + e.getMessage());
       return 1;
     }
@@ -55,21 +55,11 @@ abstract class OperatorCommand implements Callable<Integer> {
     return parent.io.stderr();
   }
 
-  private ConnectionSettings database() {
+  private ConnectionSettings database() throws IOException {
     if (config.database() != null) {
       return config.database();
     }
-    Properties props = new Properties();
-    props.setProperty("user", "postgres");
-    int port = config.embeddedPort();
-    return new ConnectionSettings(
-        "jdbc:postgresql://localhost:" + port + "/" + EmbeddedDatabase.DATABASE,
-        props,
-        List.of("localhost"),
-        List.of(port),
-        EmbeddedDatabase.DATABASE,
-        "postgres",
-        "disable");
+    return EmbeddedDatabase.clientSettings(config.dataDir(), config.embeddedPort());
   }
 
   PrintStream out() {

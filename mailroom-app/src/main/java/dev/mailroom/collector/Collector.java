@@ -89,7 +89,7 @@ public final class Collector {
             EnvironmentConfig.DATABASE_URL
                 + " not set; starting an embedded PostgreSQL in "
                 + config.dataDir());
-        embedded = EmbeddedDatabase.start(config.dataDir(), config.embeddedPort());
+        embedded = EmbeddedDatabase.start(config.dataDir(), config.embeddedPort(), io.env());
         config = config.withDatabase(embedded.settings());
         SchemaInstaller.install(
             DataSources.of(config.database()), config.queue(), config.channel());

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.regex.Pattern;
 
 /**
  * Reads MAILROOM_DATABASE_URL in the three forms people have: a libpq key/value conninfo ({@code
@@ -19,6 +20,8 @@ import java.util.function.Consumer;
  * directory) becomes localhost over TCP, with a warning for an explicit directory.
  */
 public final class DatabaseUrl {
+
+  private static final Pattern SCHEME = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]{0,30}");
 
   private DatabaseUrl() {}
 
@@ -39,30 +42,43 @@ public final class DatabaseUrl {
       return fromJdbc(trimmed, env);
     }
     Map<String, String> params;
+    boolean quoteValues = true;
     if (trimmed.startsWith("postgresql://") || trimmed.startsWith("postgres://")) {
       params = LibpqConnectionString.parseUri(trimmed);
+      quoteValues = LibpqConnectionString.mayQuote(trimmed);
     } else if (trimmed.contains("://")) {
+      String scheme = trimmed.substring(0, trimmed.indexOf("://"));
       throw new MalformedException(
-          "unsupported URI scheme in "
-              + redact(trimmed)
+          "unsupported URI scheme"
+              + (SCHEME.matcher(scheme).matches() ? " \"" + scheme + "://\"" : "")
               + " (use postgres://, postgresql:// or jdbc:postgresql://)");
     } else {
       params = LibpqConnectionString.parseConninfo(trimmed);
     }
-    return build(params, env, warn);
+    return build(params, env, warn, quoteValues);
   }
 
   // ---- to JDBC -------------------------------------------------------------------------------
 
+  /**
+   * @param quoteValues whether errors may quote values: not for a URI with credentials, where a
+   *     password's unencoded characters can end up in the port or the query
+   */
   private static ConnectionSettings build(
-      Map<String, String> params, Map<String, String> env, Consumer<String> warn) {
+      Map<String, String> params,
+      Map<String, String> env,
+      Consumer<String> warn,
+      boolean quoteValues) {
     String user = firstNonEmpty(params.get("user"), env.get("PGUSER"), env.get("USER"), "postgres");
     String password = firstNonEmpty(params.get("password"), env.get("PGPASSWORD"));
     String database = firstNonEmpty(params.get("dbname"), env.get("PGDATABASE"), user);
     String sslmode = firstNonEmpty(params.get("sslmode"), env.get("PGSSLMODE"), "prefer");
     if (!Set.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
         .contains(sslmode)) {
-      throw new MalformedException("invalid sslmode value: \"" + sslmode + "\"");
+      throw new MalformedException(
+          quoteValues
+              ? "invalid sslmode value: \"" + sslmode + "\""
+              : "invalid sslmode value" + LibpqConnectionString.ENCODE_HINT);
     }
     String hostSpec =
         firstNonEmpty(params.get("hostaddr"), params.get("host"), env.get("PGHOST"), "localhost");
@@ -86,7 +102,7 @@ public final class DatabaseUrl {
     List<Integer> ports = new ArrayList<>();
     for (int h = 0; h < hosts.size(); h++) {
       String p = portParts.length == 1 ? portParts[0] : portParts[h];
-      ports.add(p.isEmpty() ? 5432 : port(p));
+      ports.add(p.isEmpty() ? 5432 : port(p, quoteValues));
     }
 
     StringBuilder url = new StringBuilder("jdbc:postgresql://");
@@ -133,7 +149,9 @@ public final class DatabaseUrl {
             case "prefer-standby" -> "preferSecondary";
             default ->
                 throw new MalformedException(
-                    "invalid target_session_attrs value: \"" + attrs + "\"");
+                    quoteValues
+                        ? "invalid target_session_attrs value: \"" + attrs + "\""
+                        : "invalid target_session_attrs value" + LibpqConnectionString.ENCODE_HINT);
           });
     }
     return new ConnectionSettings(url.toString(), props, hosts, ports, database, user, sslmode);
@@ -147,7 +165,7 @@ public final class DatabaseUrl {
     }
   }
 
-  private static int port(String p) {
+  private static int port(String p, boolean quote) {
     try {
       int port = Integer.parseInt(p.strip());
       if (port < 1 || port > 65535) {
@@ -155,19 +173,30 @@ public final class DatabaseUrl {
       }
       return port;
     } catch (NumberFormatException e) {
-      throw new MalformedException("invalid port number: \"" + p + "\"");
+      throw new MalformedException(
+          quote
+              ? "invalid port number: \"" + p + "\""
+              : "invalid port number in the URI" + LibpqConnectionString.ENCODE_HINT);
     }
   }
 
   private static ConnectionSettings fromJdbc(String url, Map<String, String> env) {
     Properties parsed = org.postgresql.Driver.parseURL(url, new Properties());
     if (parsed == null) {
-      throw new MalformedException("invalid JDBC URL " + redact(url));
+      // Not quoted: a JDBC URL may carry password=... in its query.
+      throw new MalformedException(
+          "invalid JDBC URL (expected jdbc:postgresql://host:port/database?user=...)");
     }
     List<String> hosts = List.of(parsed.getProperty("PGHOST", "localhost").split(","));
+    if (hosts.stream().anyMatch(h -> h.contains("@"))) {
+      // pgJDBC would take user:password@host for a host name, then print it in its errors.
+      throw new MalformedException(
+          "a JDBC URL takes the user and password as ?user=...&password=..., not as"
+              + " user:password@host");
+    }
     List<Integer> ports = new ArrayList<>();
     for (String p : parsed.getProperty("PGPORT", "5432").split(",")) {
-      ports.add(port(p));
+      ports.add(port(p, false));
     }
     Properties props = new Properties();
     String user =
@@ -195,11 +224,5 @@ public final class DatabaseUrl {
       }
     }
     return null;
-  }
-
-  /** The URL with any password masked, for error messages. */
-  static String redact(String url) {
-    return url.replaceAll("(?i)(password=)[^&\\s]*", "$1***")
-        .replaceAll("(://[^:/@]*:)[^@]*@", "$1***@");
   }
 }

@@ -2,10 +2,8 @@ package dev.mailroom.config;
 
 import dev.pginbox.inbox.InboxNames;
 import dev.pginbox.inbox.PartitionAssignment;
-import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -152,10 +150,9 @@ public final class EnvironmentConfig {
     String origin = SECRET_KEY;
     if (file != null) {
       try {
-        hex = Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
-      } catch (IOException | RuntimeException e) {
-        throw new ConfigException(
-            "cannot read " + SECRET_KEY_FILE + " " + file + ": " + e.getMessage());
+        hex = KeyFile.read(Path.of(file), SECRET_KEY_FILE).strip();
+      } catch (InvalidPathException e) {
+        throw new ConfigException(SECRET_KEY_FILE + " is not a valid path: " + e.getMessage());
       }
       origin = SECRET_KEY_FILE;
     }

@@ -12,7 +12,10 @@ import java.util.Set;
  * libpq's two connection string syntaxes, read into keyword/value pairs as libpq does: the
  * key/value form ({@code host=db port=5432 password='a \\'b'}) and the URI form ({@code
  * postgresql://user:pw@host1:5432,host2/db?sslmode=require}, percent-decoded). Errors use libpq's
- * wording, as {@link DatabaseUrl.MalformedException}.
+ * wording, as {@link DatabaseUrl.MalformedException}, and never quote text that may be part of a
+ * password: in key/value form nothing after the {@code password} keyword, in a URI nothing at all
+ * when it carries credentials (an unencoded {@code / ? & @} in a password moves the rest of it into
+ * the host, port or query).
  */
 final class LibpqConnectionString {
 
@@ -59,6 +62,7 @@ final class LibpqConnectionString {
 
   static Map<String, String> parseConninfo(String s) {
     Map<String, String> params = new LinkedHashMap<>();
+    boolean afterPassword = false;
     int i = 0;
     int n = s.length();
     while (true) {
@@ -78,7 +82,10 @@ final class LibpqConnectionString {
       }
       if (i >= n || s.charAt(i) != '=') {
         throw new DatabaseUrl.MalformedException(
-            "missing \"=\" after \"" + key + "\" in connection info string");
+            afterPassword
+                ? "missing \"=\" after a word that follows the password in connection info string"
+                    + " (quote a password with spaces: password='a b')"
+                : "missing \"=\" after \"" + key + "\" in connection info string");
       }
       i++;
       while (i < n && Character.isWhitespace(s.charAt(i))) {
@@ -113,7 +120,8 @@ final class LibpqConnectionString {
           }
         }
       }
-      putKeyword(params, key, value.toString());
+      putKeyword(params, key, value.toString(), !afterPassword);
+      afterPassword |= key.equals("password") || key.equals("sslpassword");
     }
   }
 
@@ -121,6 +129,7 @@ final class LibpqConnectionString {
 
   static Map<String, String> parseUri(String uri) {
     Map<String, String> params = new LinkedHashMap<>();
+    boolean echo = mayQuote(uri);
     String rest = uri.substring(uri.indexOf("://") + 3);
     String query = null;
     int q = rest.indexOf('?');
@@ -140,10 +149,11 @@ final class LibpqConnectionString {
       rest = rest.substring(at + 1);
       int colon = userInfo.indexOf(':');
       if (colon >= 0) {
-        putKeyword(params, "user", decode(userInfo.substring(0, colon)));
-        putKeyword(params, "password", decode(userInfo.substring(colon + 1)));
+        putKeyword(params, "user", decode(userInfo.substring(0, colon), "user name", false), false);
+        putKeyword(
+            params, "password", decode(userInfo.substring(colon + 1), "password", false), false);
       } else if (!userInfo.isEmpty()) {
-        putKeyword(params, "user", decode(userInfo));
+        putKeyword(params, "user", decode(userInfo, "user name", false), false);
       }
     }
     if (!rest.isEmpty()) {
@@ -163,23 +173,25 @@ final class LibpqConnectionString {
             port = after.substring(1);
           } else if (!after.isEmpty()) {
             throw new DatabaseUrl.MalformedException(
-                "unexpected \"" + after + "\" after the IPv6 host address in URI");
+                echo
+                    ? "unexpected \"" + after + "\" after the IPv6 host address in URI"
+                    : "unexpected text after the IPv6 host address in URI" + ENCODE_HINT);
           }
         } else {
           int colon = hostPort.lastIndexOf(':');
           host = colon >= 0 ? hostPort.substring(0, colon) : hostPort;
           port = colon >= 0 ? hostPort.substring(colon + 1) : "";
         }
-        hosts.add(decode(host));
-        ports.add(decode(port));
+        hosts.add(decode(host, "host", echo));
+        ports.add(decode(port, "port", echo));
       }
-      putKeyword(params, "host", String.join(",", hosts));
+      putKeyword(params, "host", String.join(",", hosts), echo);
       if (ports.stream().anyMatch(p -> !p.isEmpty())) {
-        putKeyword(params, "port", String.join(",", ports));
+        putKeyword(params, "port", String.join(",", ports), echo);
       }
     }
     if (path != null && !path.isEmpty()) {
-      putKeyword(params, "dbname", decode(path));
+      putKeyword(params, "dbname", decode(path, "database name", echo), echo);
     }
     if (query != null && !query.isEmpty()) {
       for (String pair : query.split("&")) {
@@ -189,32 +201,55 @@ final class LibpqConnectionString {
         int eq = pair.indexOf('=');
         if (eq < 0) {
           throw new DatabaseUrl.MalformedException(
-              "missing key/value separator \"=\" in URI query parameter \"" + pair + "\"");
+              echo
+                  ? "missing key/value separator \"=\" in URI query parameter \"" + pair + "\""
+                  : "missing key/value separator \"=\" in a URI query parameter" + ENCODE_HINT);
         }
-        String key = decode(pair.substring(0, eq));
+        String key = decode(pair.substring(0, eq), "query parameter name", echo);
+        boolean secret = key.equals("password") || key.equals("sslpassword");
+        String value = decode(pair.substring(eq + 1), "query parameter " + key, echo && !secret);
         // libpq accepts ssl=true as an alias of sslmode=require (JDBC style).
-        if (key.equals("ssl") && decode(pair.substring(eq + 1)).equals("true")) {
-          putKeyword(params, "sslmode", "require");
+        if (key.equals("ssl") && value.equals("true")) {
+          putKeyword(params, "sslmode", "require", echo);
           continue;
         }
-        putKeyword(params, key, decode(pair.substring(eq + 1)));
+        putKeyword(params, key, value, echo);
       }
     }
     return params;
   }
 
-  private static String decode(String s) {
+  /** The hint for URIs whose parts are not quoted in errors. */
+  static final String ENCODE_HINT =
+      " (percent-encode / ? & @ : % in a user name or password, e.g. %2F for /)";
+
+  /**
+   * Whether errors may quote parts of this URI: only when it has no credentials, since a password's
+   * unencoded characters can land anywhere in the parse.
+   */
+  static boolean mayQuote(String uri) {
+    return uri.indexOf('@') < 0 && !uri.toLowerCase(java.util.Locale.ROOT).contains("password");
+  }
+
+  private static String decode(String s, String what, boolean echo) {
     // Percent-decoding only: a '+' is a plus sign in a libpq URI, not a space.
     try {
       return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
     } catch (IllegalArgumentException e) {
-      throw new DatabaseUrl.MalformedException("invalid percent-encoded token: \"" + s + "\"");
+      throw new DatabaseUrl.MalformedException(
+          echo
+              ? "invalid percent-encoded token in the " + what + " of the URI: \"" + s + "\""
+              : "invalid percent-encoding in the " + what + " of the URI" + ENCODE_HINT);
     }
   }
 
-  private static void putKeyword(Map<String, String> params, String key, String value) {
+  private static void putKeyword(
+      Map<String, String> params, String key, String value, boolean echo) {
     if (!KEYWORDS.contains(key)) {
-      throw new DatabaseUrl.MalformedException("invalid connection option \"" + key + "\"");
+      throw new DatabaseUrl.MalformedException(
+          echo
+              ? "invalid connection option \"" + key + "\""
+              : "invalid connection option after the password" + ENCODE_HINT);
     }
     params.put(key, value);
   }

@@ -1,6 +1,7 @@
 package dev.mailroom.embedded;
 
 import dev.mailroom.config.ConfigException;
+import dev.mailroom.config.KeyFile;
 import dev.mailroom.output.TokenSigner;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +25,7 @@ public final class SecretKeyStore {
   public static Loaded loadOrGenerate(Path dataDir) throws IOException {
     Path file = dataDir.resolve("secret.key");
     if (Files.exists(file)) {
-      String hex = Files.readString(file, StandardCharsets.UTF_8).strip();
+      String hex = KeyFile.read(file, "the generated key file").strip();
       if (!hex.matches("[0-9a-fA-F]{64}")) {
         throw new ConfigException(file + " must contain a 64-character hex string");
       }
@@ -33,15 +34,22 @@ public final class SecretKeyStore {
     byte[] key = new byte[TokenSigner.KEY_LENGTH];
     new SecureRandom().nextBytes(key);
     Files.createDirectories(dataDir);
+    // Written in full to a private temporary file, then linked into place: a crash never leaves
+    // an empty key file, and of two first starts at once only one key wins (link never replaces).
+    Path temporary =
+        Files.createTempFile(
+            dataDir,
+            ".secret-",
+            ".tmp",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     try {
-      Files.createFile(
-          file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    } catch (UnsupportedOperationException e) {
-      Files.createFile(file);
+      Files.writeString(temporary, HexFormat.of().formatHex(key) + "\n", StandardCharsets.UTF_8);
+      Files.createLink(file, temporary);
     } catch (FileAlreadyExistsException e) {
       return loadOrGenerate(dataDir);
+    } finally {
+      Files.deleteIfExists(temporary);
     }
-    Files.writeString(file, HexFormat.of().formatHex(key) + "\n", StandardCharsets.UTF_8);
     return new Loaded(key, file, true);
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pginbox.inbox.PartitionAssignment;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -130,6 +131,7 @@ class EnvironmentConfigTest {
   void secret_key_file(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("key");
     Files.writeString(file, KEY + "\n");
+    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
     MailroomConfig c =
         EnvironmentConfig.read(
             env("MAILROOM_SECRET_KEY", null, "MAILROOM_SECRET_KEY_FILE", file.toString()));

@@ -1,10 +1,12 @@
 package dev.mailroom.embedded;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.mailroom.output.TokenAction;
 import dev.mailroom.output.TokenSigner;
+import dev.mailroom.testkit.EmbeddedTestCache;
 import dev.mailroom.testkit.RunningCollector;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -13,6 +15,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
@@ -35,13 +38,38 @@ class EmbeddedModeTest {
     env.put("MAILROOM_DATA_DIR", dir.toString());
     env.put("MAILROOM_EMBEDDED_PORT", String.valueOf(port));
     env.put("MAILROOM_BATCH_TIMEOUT", "100");
-    String url = "jdbc:postgresql://localhost:" + port + "/mailroom?user=postgres";
+    env.put("XDG_CACHE_HOME", EmbeddedTestCache.XDG_CACHE_HOME.toString());
+    String url = "jdbc:postgresql://127.0.0.1:" + port + "/mailroom?user=postgres&password=";
 
     try (RunningCollector c = RunningCollector.start(env)) {
       await().atMost(Duration.ofSeconds(60)).until(c.collector::isConnected);
+      Path passwordFile = dir.resolve("pgpass");
       assertThat(c.stderr())
-          .contains("connect with: psql -h localhost -p " + port + " -U postgres -d mailroom")
+          .contains(
+              "connect with: PGPASSFILE="
+                  + passwordFile
+                  + " psql -h 127.0.0.1 -p "
+                  + port
+                  + " -U postgres -d mailroom")
           .contains("GENERATED a new signing key in " + dir.resolve("secret.key"));
+      assertThat(Files.getPosixFilePermissions(passwordFile))
+          .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+      String password = Files.readString(passwordFile).lines().toList().get(1).split(":")[4];
+      assertThat(c.stderr()).doesNotContain(password);
+      // Any local user used to get in as superuser without a password.
+      assertThatThrownBy(
+              () ->
+                  DriverManager.getConnection(
+                          "jdbc:postgresql://127.0.0.1:" + port + "/mailroom?user=postgres")
+                      .close())
+          .isInstanceOf(SQLException.class);
+      assertThatThrownBy(
+              () ->
+                  DriverManager.getConnection(
+                          "jdbc:postgresql://localhost:" + port + "/mailroom?user=postgres")
+                      .close())
+          .isInstanceOf(SQLException.class);
+      url += password;
       Path keyFile = dir.resolve("secret.key");
       assertThat(Files.getPosixFilePermissions(keyFile))
           .isEqualTo(PosixFilePermissions.fromString("rw-------"));

@@ -10,6 +10,8 @@ import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.InboxStatus;
 import dev.pginbox.inbox.NewMessage;
 import dev.pginbox.inbox.PurgeResult;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -186,5 +188,32 @@ class HealthAndRetentionTest extends InboxTestSupport {
         .as("still deduplicated")
         .isFalse();
     assertThat(inbox.purge(100)).isEqualTo(new PurgeResult(0, 0, 0, false));
+  }
+
+  /**
+   * processed_at is the start time of the processing transaction. A purge that ran while that
+   * transaction was still open must not move its watermark past it, or the row is never stripped.
+   */
+  @Test
+  void a_row_processed_by_a_transaction_open_during_a_purge_is_still_stripped() throws Exception {
+    PostgresInbox inbox =
+        manager.createInbox(
+            "dedup_open",
+            InboxOptions.builder()
+                .processedRetention(Duration.ZERO)
+                .dedupRetention(Duration.ofHours(24))
+                .build());
+    inbox.send(NewMessage.of("slow", "t", "a", "{\"secret\":1}"));
+    try (Connection consumer = database.connect()) {
+      consumer.setAutoCommit(false);
+      try (Statement s = consumer.createStatement()) {
+        s.executeQuery("SELECT * FROM inbox.claim_dedup_open(10)").close();
+      }
+      assertThat(inbox.purge(100)).isEqualTo(new PurgeResult(0, 0, 0, false));
+      consumer.commit();
+    }
+    assertThat(inbox.purge(100)).isEqualTo(new PurgeResult(0, 1, 0, false));
+    assertThat(strings("SELECT coalesce(payload::text, '-') FROM inbox.dedup_open"))
+        .containsExactly("-");
   }
 }

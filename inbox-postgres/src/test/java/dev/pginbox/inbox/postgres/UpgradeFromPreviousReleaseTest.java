@@ -1,0 +1,253 @@
+package dev.pginbox.inbox.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pginbox.inbox.testing.TestDatabase;
+import dev.pginbox.inbox.testing.TestPostgres;
+import java.util.List;
+import java.util.Map;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Installs the SQL API of release 0.1.0 (kept verbatim under {@code upgrade/0.1.0}), fills inboxes
+ * of every kind with messages in every state, re-installs today's SQL over it and checks that the
+ * messages survived and that every inbox behaves as a new one would, on objects of today's
+ * generators.
+ */
+class UpgradeFromPreviousReleaseTest {
+
+  private static final String[] INBOXES = {
+    "up_plain", "up_ordered", "up_priority", "up_parts", "up_tracked"
+  };
+
+  private static Jdbi jdbi;
+  private static List<Map<String, Object>> messagesBefore;
+  private static List<Map<String, Object>> messagesAfter;
+
+  @BeforeAll
+  static void installPreviousReleaseThenUpgrade() {
+    TestDatabase database = TestPostgres.shared().newDatabase("inbox_upgrade");
+    PostgresInboxManager manager = PostgresInboxManager.create(database.dataSource());
+    jdbi = manager.jdbi();
+    jdbi.useHandle(h -> SqlScripts.install(h, "upgrade/0.1.0/install.sql"));
+    jdbi.useHandle(UpgradeFromPreviousReleaseTest::createInboxesWithMessages);
+    messagesBefore = allMessages();
+
+    manager.install();
+    manager.install(); // a second run over the upgraded database changes nothing
+    messagesAfter = allMessages();
+  }
+
+  /** Through the 0.1.0 SQL API only. */
+  private static void createInboxesWithMessages(Handle h) {
+    h.execute("SELECT inbox.create_inbox('up_plain', p_max_retries => 2)");
+    h.execute("SELECT inbox.create_inbox('up_ordered', p_max_retries => 2)");
+    h.execute("SELECT inbox.enable_inbox_ordering('up_ordered', 'aggregate_id', 'seq')");
+    h.execute("SELECT inbox.create_inbox('up_priority')");
+    h.execute("SELECT inbox.enable_inbox_priority('up_priority', 'event_type', '{\"urgent\": 1}')");
+    h.execute("SELECT inbox.create_inbox('up_parts')");
+    h.execute("SELECT inbox.worker_heartbeat('up_parts', 'w1', 2, interval '1 hour')");
+    h.execute(
+        "CREATE TABLE public.app_events (id bigint PRIMARY KEY, kind text NOT NULL,"
+            + " done_at timestamptz, arrived timestamptz NOT NULL DEFAULT now(), attempts int,"
+            + " last_error text)");
+    h.execute(
+        "SELECT inbox.enable_inbox_tracking('up_tracked', 'public.app_events', 'id', 'done_at',"
+            + " 'kind', 'arrived', NULL, 'attempts', 'last_error', p_max_retries => 2)");
+
+    for (String inbox : new String[] {"up_plain", "up_priority", "up_parts"}) {
+      h.execute(
+          "INSERT INTO inbox."
+              + inbox
+              + " (event_id, event_type, aggregate_id, payload) VALUES"
+              + " ('done', 'normal', 'x', '{\"n\": 0}'), ('dead', 'normal', 'x', '{\"n\": 1}'),"
+              + " ('retrying', 'normal', 'y', NULL), ('waiting', 'normal', 'z', '{\"n\": 3}'),"
+              + " ('later', 'urgent', 'w', '{\"n\": 4}')");
+      h.execute("UPDATE inbox." + inbox + " SET processed_at = now() WHERE event_id = 'done'");
+      h.execute("SELECT inbox.mark_failed(?, 'retrying', 'boom', interval '1 hour')", inbox);
+      h.execute("SELECT inbox.mark_failed(?, 'dead', 'boom 1', interval '0')", inbox);
+      h.execute("SELECT inbox.mark_failed(?, 'dead', 'boom 2', interval '0')", inbox);
+      h.execute("SELECT inbox.mark_failed(?, 'dead', 'boom 3', interval '0')", inbox);
+    }
+    // Aggregate A: a dead head blocks a1; aggregate B: two waiting in order.
+    h.execute(
+        "INSERT INTO inbox.up_ordered (event_id, event_type, aggregate_id) VALUES"
+            + " ('a0', 't', 'A'), ('a1', 't', 'A'), ('b0', 't', 'B'), ('b1', 't', 'B')");
+    h.execute("SELECT inbox.mark_failed('up_ordered', 'a0', 'boom', interval '0')");
+    h.execute("SELECT inbox.mark_failed('up_ordered', 'a0', 'boom', interval '0')");
+    h.execute(
+        "INSERT INTO public.app_events (id, kind, done_at, attempts) VALUES"
+            + " (1, 'k', now(), NULL), (2, 'k', NULL, 2), (3, 'k', NULL, 1), (4, 'k', NULL, NULL)");
+  }
+
+  private static List<Map<String, Object>> allMessages() {
+    return jdbi.withHandle(
+        h ->
+            h.createQuery(
+                    "SELECT * FROM (SELECT 'inbox.' || inbox_name AS tbl, event_id, event_type,"
+                        + " aggregate_id, payload::text, received_at, processed_at, error,"
+                        + " retry_count, next_attempt_at, seq, priority, bucket FROM ("
+                        + " SELECT 'up_plain' AS inbox_name, * FROM inbox.up_plain UNION ALL"
+                        + " SELECT 'up_ordered', * FROM inbox.up_ordered UNION ALL"
+                        + " SELECT 'up_priority', * FROM inbox.up_priority UNION ALL"
+                        + " SELECT 'up_parts', * FROM inbox.up_parts) m"
+                        + " UNION ALL SELECT 'public.app_events', id::text, kind, NULL, NULL,"
+                        + " arrived, done_at, last_error, attempts, NULL, NULL, NULL, NULL"
+                        + " FROM public.app_events) x ORDER BY tbl, event_id")
+                .mapToMap()
+                .list());
+  }
+
+  private static List<String> claim(String inbox, int limit) {
+    return jdbi.inTransaction(
+        h ->
+            h.createQuery("SELECT event_id FROM inbox.claim_" + inbox + "(" + limit + ")")
+                .mapTo(String.class)
+                .list());
+  }
+
+  private static <T> T one(String query, Class<T> type, Object... args) {
+    return jdbi.withHandle(h -> h.select(query, args).mapTo(type).one());
+  }
+
+  @Test
+  void messages_survive_the_upgrade_unchanged() {
+    assertThat(messagesBefore).hasSize(3 * 5 + 4 + 4);
+    assertThat(messagesAfter).isEqualTo(messagesBefore);
+  }
+
+  @Test
+  void every_inbox_is_rebuilt_by_the_current_generators() {
+    assertThat(one("SELECT inbox.schema_version()", Integer.class)).isEqualTo(2);
+    for (String inbox : INBOXES) {
+      assertThat(
+              one(
+                  "SELECT objects_version FROM inbox.inbox_config WHERE inbox_name = ?",
+                  Integer.class,
+                  inbox))
+          .as(inbox)
+          .isEqualTo(2);
+    }
+    // The generated functions of 0.1.0 set no search_path; their replacements do.
+    assertThat(
+            one(
+                "SELECT count(*) FROM pg_proc WHERE pronamespace = 'inbox'::regnamespace"
+                    + " AND proname ~ '^claim_up_'"
+                    + " AND 'search_path=pg_catalog, pg_temp' = ANY (proconfig)",
+                Long.class))
+        .isEqualTo(4);
+  }
+
+  @Test
+  void a_plain_inbox_claims_fails_and_replays_after_the_upgrade() {
+    assertThat(claim("up_plain", 10)).containsExactly("waiting", "later");
+    String replayed =
+        one(
+            "SELECT inbox.replay_inbox_messages('up_plain', p_event_ids => ARRAY['dead'])"
+                + "::text",
+            String.class);
+    assertThat(replayed).isEqualTo("1");
+    String claimedAndFailed =
+        jdbi.inTransaction(
+            h -> {
+              List<String> claimed =
+                  h.createQuery("SELECT event_id FROM inbox.claim_up_plain(10)")
+                      .mapTo(String.class)
+                      .list();
+              String result =
+                  h.select(
+                          "SELECT inbox.mark_failed('up_plain', 'dead', 'again', interval '1 hour')")
+                      .mapTo(String.class)
+                      .one();
+              return claimed + " " + result;
+            });
+    assertThat(claimedAndFailed).isEqualTo("[dead] retry");
+    jdbi.useHandle(
+        h ->
+            h.execute(
+                "INSERT INTO inbox.up_plain (event_id, event_type) VALUES ('new', 'normal')"));
+    assertThat(claim("up_plain", 10)).containsExactly("new");
+    assertThat(one("SELECT inbox.inbox_health('up_plain') ->> 'pending_count'", String.class))
+        .isEqualTo("2"); // retrying, dead (replayed, failed again, backing off)
+  }
+
+  @Test
+  void an_ordered_inbox_still_hands_out_heads_only() {
+    assertThat(claim("up_ordered", 10)).containsExactly("b0");
+    assertThat(claim("up_ordered", 10)).containsExactly("b1");
+    assertThat(claim("up_ordered", 10)).isEmpty(); // a1 waits behind the dead a0
+    assertThat(
+            one(
+                "SELECT issue FROM inbox.inbox_ordering_gaps('up_ordered') WHERE aggregate_id = 'A'",
+                String.class))
+        .isEqualTo("blocked_by_dead_letter");
+    jdbi.useHandle(h -> h.execute("SELECT inbox.replay_inbox_messages('up_ordered', ARRAY['a0'])"));
+    assertThat(claim("up_ordered", 10)).containsExactly("a0");
+    assertThat(claim("up_ordered", 10)).containsExactly("a1");
+  }
+
+  @Test
+  void a_priority_inbox_keeps_its_map_for_new_messages() {
+    jdbi.useHandle(
+        h ->
+            h.execute(
+                "INSERT INTO inbox.up_priority (event_id, event_type) VALUES"
+                    + " ('n1', 'normal'), ('u1', 'urgent')"));
+    assertThat(one("SELECT priority FROM inbox.up_priority WHERE event_id = 'u1'", Integer.class))
+        .isEqualTo(1);
+    assertThat(claim("up_priority", 10)).containsExactly("later", "u1", "waiting", "n1");
+  }
+
+  @Test
+  void a_partitioned_inbox_keeps_its_leases_and_buckets() {
+    List<Integer> held =
+        jdbi.inTransaction(
+            h ->
+                h.createQuery("SELECT unnest(inbox.lease_guard('up_parts', 'w1', ARRAY[0, 1]))")
+                    .mapTo(Integer.class)
+                    .list());
+    assertThat(held).containsExactly(0, 1);
+    String bucketsOfPartition0 = "inbox.inbox_partition_buckets(0, 2)";
+    List<String> expected =
+        jdbi.withHandle(
+            h ->
+                h.createQuery(
+                        "SELECT event_id FROM inbox.up_parts_pending WHERE next_attempt_at <= now()"
+                            + " AND bucket = ANY ("
+                            + bucketsOfPartition0
+                            + ") ORDER BY priority, seq")
+                    .mapTo(String.class)
+                    .list());
+    List<String> claimed =
+        jdbi.inTransaction(
+            h ->
+                h.createQuery(
+                        "SELECT event_id FROM inbox.claim_up_parts(10, "
+                            + bucketsOfPartition0
+                            + ")")
+                    .mapTo(String.class)
+                    .list());
+    assertThat(claimed).isEqualTo(expected);
+  }
+
+  @Test
+  void a_tracked_table_is_consumed_and_monitored_as_before() {
+    List<Long> pending =
+        jdbi.withHandle(
+            h -> h.createQuery("SELECT id FROM inbox.up_tracked_pending").mapTo(Long.class).list());
+    assertThat(pending).containsExactly(3L, 4L);
+    assertThat(one("SELECT inbox.mark_failed('up_tracked', '3', 'no')", String.class))
+        .isEqualTo("dead");
+    assertThat(one("SELECT inbox.mark_processed('up_tracked', '4')", Boolean.class)).isTrue();
+    assertThat(one("SELECT inbox.inbox_health('up_tracked') ->> 'dlq_count'", String.class))
+        .isEqualTo("2");
+    assertThat(
+            one("SELECT inbox.replay_inbox_messages('up_tracked', ARRAY['2', '3'])", Integer.class))
+        .isEqualTo(2);
+    assertThat(one("SELECT inbox.inbox_status('up_tracked') ->> 'status'", String.class))
+        .isEqualTo("healthy");
+  }
+}

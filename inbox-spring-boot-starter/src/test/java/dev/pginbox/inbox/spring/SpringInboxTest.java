@@ -1,0 +1,45 @@
+package dev.pginbox.inbox.spring;
+
+import dev.pginbox.inbox.testing.TestDatabase;
+import dev.pginbox.inbox.testing.TestPostgres;
+import org.springframework.boot.micrometer.tracing.test.autoconfigure.AutoConfigureTracing;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The one Spring context the starter's tests share (contexts are slow to start): {@link
+ * TestApplication} on a database of its own. Test classes extend this and add no configuration, so
+ * Spring's test context cache hands them all the same context.
+ */
+@SpringBootTest(
+    classes = TestApplication.class,
+    properties = {
+      "spring.sql.init.mode=always",
+      "spring.autoconfigure.exclude="
+          + "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration,"
+          + "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration",
+      "management.tracing.sampling.probability=1.0",
+      "inbox.inboxes.orders.max-retries=2",
+      "inbox.inboxes.orders.backoff-base=0s",
+      "inbox.inboxes.orders.backoff-max=0s",
+      "inbox.inboxes.orders.worker.poll-interval=200ms",
+      "inbox.inboxes.notes.max-retries=1",
+      "inbox.inboxes.audit.worker.batch-size=50",
+      "inbox.inboxes.idle.create=true",
+      "inbox.actuator.write-operations=true",
+      "management.endpoints.web.exposure.include=health,inbox"
+    })
+@AutoConfigureTracing
+abstract class SpringInboxTest {
+
+  private static final TestDatabase DATABASE = TestPostgres.shared().newDatabase("spring_starter");
+
+  @DynamicPropertySource
+  static void database(DynamicPropertyRegistry registry) {
+    registry.add("spring.datasource.url", DATABASE::jdbcUrl);
+    registry.add("spring.datasource.username", DATABASE::user);
+    registry.add(
+        "spring.datasource.password", () -> DATABASE.password() == null ? "" : DATABASE.password());
+  }
+}
