@@ -6,14 +6,19 @@ import dev.mailroom.config.EnvironmentConfig;
 import dev.mailroom.config.MailroomConfig;
 import dev.mailroom.embedded.EmbeddedDatabase;
 import dev.mailroom.embedded.SecretKeyStore;
+import dev.mailroom.ops.OperatorHttp;
 import dev.mailroom.output.TokenOutput;
 import dev.mailroom.output.TokenSigner;
 import dev.mailroom.schema.SchemaInstaller;
 import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.http.InboxHttp;
+import dev.pginbox.inbox.http.Readiness;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -147,13 +152,23 @@ public final class Collector {
         config.sendRate() == null
             ? null
             : SendRateLimiter.of(config.sendRate(), config.batchLimit());
+    // MAILROOM_HTTP_PORT: the metrics also go to a Prometheus registry that /metrics scrapes.
+    PrometheusMeterRegistry prometheus =
+        OperatorHttp.enabled(io.env()) ? InboxHttp.prometheusRegistry() : null;
+    MeterRegistry metrics = registry;
+    if (prometheus != null) {
+      CompositeMeterRegistry both = new CompositeMeterRegistry();
+      both.add(registry);
+      both.add(prometheus);
+      metrics = both;
+    }
     TokenCollector handler =
         new TokenCollector(
             new TokenSigner(config.secretKey()),
             new TokenOutput(io.stdout()),
             log,
             limiter,
-            registry,
+            metrics,
             config.queue());
     listener =
         new CollectorListener(
@@ -173,9 +188,23 @@ public final class Collector {
             // (and send it twice) because stdout is slow. The rate budget's wait also counts here.
             .processingTimeout(processingTimeout(config))
             .build();
-    worker = CollectorWorkers.create(dataSource, options, handler, listener, registry);
+    worker = CollectorWorkers.create(dataSource, options, handler, listener, metrics);
+    InboxHttp http =
+        prometheus == null
+            ? null
+            : OperatorHttp.configure(io.env(), dataSource, worker, new Readiness(), prometheus);
     DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
+    InboxHttp.Running server = null;
     try {
+      if (http != null) {
+        server = OperatorHttp.start(io.env(), http);
+        log.info(
+            "health, metrics and console on http://"
+                + server.address().getHostString()
+                + ":"
+                + server.address().getPort()
+                + "/");
+      }
       worker.start();
       started.countDown();
       if (demoSignups != null) {
@@ -188,11 +217,17 @@ public final class Collector {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      log.error("cannot start the HTTP server: " + e.getMessage());
+      return EXIT_FAILURE;
     } finally {
       if (demoSignups != null) {
         demoSignups.stop();
       }
       worker.stop();
+      if (server != null) {
+        server.close();
+      }
     }
     Optional<Throwable> failure = worker.failure();
     if (failure.isPresent()) {
