@@ -14,6 +14,10 @@
 -- the upgrade step of install.sql (010_upgrade.sql) call it, so re-running the install brings
 -- every inbox's objects, whatever version made them, to the current definitions.
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- Fills the {{placeholders}} of a template from p_values, a JSON object of name -> SQL text, in
 -- one pass: the text a value brings in is never searched for placeholders. The values are SQL the
 -- caller built: identifiers quoted with format('%I'), literals with format('%L'). A placeholder
@@ -147,6 +151,7 @@ BEGIN
         CREATE OR REPLACE FUNCTION {{function}}(p_event_type text, p_source text, p_aggregate_id text)
         RETURNS integer
         LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        -- No SET search_path: inlinable; the body names its operators by schema.
         RETURN {{priority}}$f$,
         jsonb_build_object(
             'function', format('inbox.%I', 'priority_of_' || c.inbox_name),

@@ -2,11 +2,16 @@
 -- failure recording in one statement, the waiting-message count of the batching rule, and the
 -- leases of the automatic partition mode.
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- Makes a message a dead letter at once, whatever its retry count (a handler's "dead" outcome).
 -- Same guard as mark_failed: a pending message, or one claimed by the calling transaction.
 CREATE OR REPLACE FUNCTION inbox.mark_dead(p_inbox text, p_event_id text, p_error text)
 RETURNS boolean
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'mark_dead');
@@ -29,6 +34,7 @@ CREATE OR REPLACE FUNCTION inbox.record_failures(p_inbox text, p_event_ids text[
                                                  p_delays interval[], p_dead boolean[])
 RETURNS TABLE (event_id text, result text)
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'record_failures');
@@ -58,6 +64,7 @@ RETURNS integer
 LANGUAGE plpgsql STABLE
 -- As in claim_<name>: walk the claim index, whatever the (always stale) statistics say.
 SET enable_bitmapscan = off SET enable_seqscan = off SET jit = off
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'count_waiting');
@@ -113,6 +120,7 @@ $$;
 -- index: an index-only count, and the earliest-arrived pending message from oldest_pending_sql).
 CREATE OR REPLACE FUNCTION inbox.pending_gauges(p_inbox text, OUT depth bigint, OUT oldest_age_seconds double precision)
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -136,6 +144,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.partition_lock_key(p_inbox text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
 AS $$ SELECT hashtext('inbox.partition:' || p_inbox) $$;
 
 -- One heartbeat of p_worker: refreshes its registration, forgets workers silent for longer than
@@ -145,6 +154,7 @@ AS $$ SELECT hashtext('inbox.partition:' || p_inbox) $$;
 CREATE OR REPLACE FUNCTION inbox.worker_heartbeat(p_inbox text, p_worker text, p_partitions integer, p_lease interval)
 RETURNS integer[]
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_key integer := inbox.partition_lock_key(p_inbox);
@@ -226,6 +236,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.lease_guard(p_inbox text, p_worker text, p_partitions integer[])
 RETURNS integer[]
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_key integer := inbox.partition_lock_key(p_inbox);
@@ -248,6 +259,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.worker_leave(p_inbox text, p_worker text)
 RETURNS void
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_key integer := inbox.partition_lock_key(p_inbox);

@@ -6,8 +6,11 @@
 -- (it reads the \ir lines below).
 \set ON_ERROR_STOP 1
 BEGIN;
+-- Built-ins and schema-qualified names only, whatever the installing session's search_path:
+-- objects that untrusted roles create in public never run with the installer's rights.
+SET LOCAL search_path = pg_catalog, pg_temp;
 -- Serialise concurrent installers (two services starting at once).
-DO $$ BEGIN PERFORM pg_advisory_xact_lock(hashtextextended('inbox.install', 0)); END $$;
+DO $$ BEGIN PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('inbox.install', 0)); END $$;
 -- Re-running prints a NOTICE per existing object otherwise.
 SET LOCAL client_min_messages = warning;
 \ir 001_catalog.sql

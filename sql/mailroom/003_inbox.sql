@@ -1,6 +1,10 @@
 -- The inbox that replaces the original `jobs` cursor: every token insert enqueues one message in
 -- the same transaction, so a token is never missed (no lost wake-up) nor skipped (no cursor).
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- The names in use, so that re-running install.sql keeps a non-default set-up.
 CREATE TABLE IF NOT EXISTS mailroom.settings (
     singleton    boolean PRIMARY KEY DEFAULT true CHECK (singleton),
@@ -14,6 +18,7 @@ CREATE TABLE IF NOT EXISTS mailroom.settings (
 CREATE OR REPLACE FUNCTION mailroom.setup_inbox(p_queue_name text DEFAULT NULL, p_channel_name text DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     s mailroom.settings;
@@ -43,12 +48,25 @@ BEGIN
         CREATE OR REPLACE FUNCTION mailroom.trg_after_token_enqueue()
         RETURNS trigger
         LANGUAGE plpgsql
+        SET search_path = pg_catalog, pg_temp
         AS $body$
         BEGIN
-            INSERT INTO inbox.%I (event_id, event_type, source, aggregate_id, payload)
-            SELECT 'token-' || n.id, n.action::text, 'mailroom', n.account::text,
-                   jsonb_build_object('token_id', n.id, 'account', n.account)
+            -- A token id can come back (a reset sequence, a restored backup) and its event id can
+            -- be taken by a row someone else inserted: such a token gets an event id of its own,
+            -- 'token-<id>.<random uuid>', rather than failing the sign-up.
+            WITH enqueued AS (
+                INSERT INTO inbox.%1$I (event_id, event_type, source, aggregate_id, payload)
+                SELECT 'token-' || n.id, n.action::text, 'mailroom', n.account::text,
+                       jsonb_build_object('token_id', n.id, 'account', n.account)
+                FROM new_tokens n
+                ORDER BY n.id
+                ON CONFLICT (event_id) DO NOTHING
+                RETURNING event_id)
+            INSERT INTO inbox.%1$I (event_id, event_type, source, aggregate_id, payload)
+            SELECT 'token-' || n.id || '.' || gen_random_uuid(), n.action::text, 'mailroom',
+                   n.account::text, jsonb_build_object('token_id', n.id, 'account', n.account)
             FROM new_tokens n
+            WHERE NOT EXISTS (SELECT 1 FROM enqueued e WHERE e.event_id = 'token-' || n.id)
             ORDER BY n.id;
             RETURN NULL;
         END;

@@ -140,12 +140,19 @@ public final class TokenCollector implements BatchHandler {
     return Outcome.skipped(reason);
   }
 
+  /**
+   * The token id of {@code token-<id>}, or of {@code token-<id>.<suffix>}: the event id a token
+   * gets when {@code token-<id>} was taken already (a reused id, a forged row).
+   */
   static Optional<Long> tokenId(String eventId) {
     if (eventId == null || !eventId.startsWith(EVENT_PREFIX)) {
       return Optional.empty();
     }
+    int end = eventId.indexOf('.', EVENT_PREFIX.length());
     try {
-      return Optional.of(Long.parseLong(eventId.substring(EVENT_PREFIX.length())));
+      return Optional.of(
+          Long.parseLong(
+              eventId.substring(EVENT_PREFIX.length(), end < 0 ? eventId.length() : end)));
     } catch (NumberFormatException e) {
       return Optional.empty();
     }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 class FlywayMigrationTest {
 
-  private static final String PREVIOUS_RELEASE_INSTALL = "release-92f0fc4/sql/inbox/install.sql";
+  private static final String PREVIOUS_RELEASE_INSTALL = "upgrade/0.1.0/install.sql";
 
   private static Flyway flyway(DataSource dataSource, String... locations) {
     return Flyway.configure().dataSource(dataSource).locations(locations).load();

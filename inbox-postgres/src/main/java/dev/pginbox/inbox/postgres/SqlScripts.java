@@ -34,7 +34,8 @@ public final class SqlScripts {
     try {
       handle.useTransaction(
           h -> {
-            h.execute("SELECT pg_advisory_xact_lock(hashtextextended('inbox.install', 0))");
+            h.execute(
+                "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('inbox.install', 0))");
             for (String file : files) {
               // One round trip per file: pgJDBC splits the statements and keeps dollar-quoted
               // bodies intact.

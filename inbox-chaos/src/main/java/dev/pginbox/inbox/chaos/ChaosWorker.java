@@ -1,0 +1,80 @@
+package dev.pginbox.inbox.chaos;
+
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.Outcome;
+import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * One worker process of the suite: {@code ChaosWorker <jdbc-url> <inbox> <name>}. Its handler
+ * writes one row per message into {@code chaos_effects} in the claim's transaction, which the suite
+ * reads afterwards to check exactly-once effects and per-aggregate order. The URL may name several
+ * hosts ({@code targetServerType=primary}). It prints {@code READY} once started, stops gracefully
+ * on SIGTERM and is meant to be killed with SIGKILL.
+ */
+public final class ChaosWorker {
+
+  /** What the handler writes; read by {@link ChaosChecks}. */
+  static final String EFFECTS_DDL =
+      """
+      CREATE TABLE IF NOT EXISTS chaos_effects (
+          id           bigserial PRIMARY KEY,
+          event_id     text NOT NULL,
+          aggregate_id text NOT NULL,
+          version      integer NOT NULL,
+          worker       text NOT NULL,
+          applied_at   timestamptz NOT NULL DEFAULT clock_timestamp())""";
+
+  private static final String RECORD_EFFECT =
+      "INSERT INTO chaos_effects (event_id, aggregate_id, version, worker)"
+          + " VALUES (?, ?, (?::jsonb ->> 'v')::int, ?)";
+
+  private ChaosWorker() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 3) {
+      System.err.println("usage: ChaosWorker <jdbc-url> <inbox> <name>");
+      System.exit(2);
+    }
+    String url = args[0];
+    String inbox = args[1];
+    String name = args[2];
+    PGSimpleDataSource dataSource = new PGSimpleDataSource();
+    dataSource.setURL(url);
+    WorkerOptions options =
+        WorkerOptions.builder(inbox)
+            .batchSize(50)
+            .concurrency(2)
+            .pollInterval(Duration.ofMillis(500))
+            .reconnectBackoff(Duration.ofMillis(50), Duration.ofSeconds(1))
+            .partitions(new PartitionAssignment.Automatic(8, Duration.ofSeconds(2)))
+            .shutdownGrace(Duration.ofSeconds(5))
+            .build();
+    InboxWorker worker =
+        PostgresInboxWorker.builder(dataSource, options)
+            .workerId(name)
+            .handler(
+                (message, tx) -> {
+                  try (PreparedStatement s =
+                      tx.unwrap(Connection.class).prepareStatement(RECORD_EFFECT)) {
+                    s.setString(1, message.eventId());
+                    s.setString(2, message.aggregateId());
+                    s.setString(3, message.payload());
+                    s.setString(4, name);
+                    s.executeUpdate();
+                  }
+                  return Outcome.processed();
+                })
+            .build();
+    Runtime.getRuntime().addShutdownHook(new Thread(worker::stop, "chaos-worker-stop"));
+    worker.start();
+    System.out.println("READY " + name);
+    System.out.flush();
+    Thread.currentThread().join();
+  }
+}
