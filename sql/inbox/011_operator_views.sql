@@ -2,6 +2,10 @@
 -- inbox (workers), failures grouped by error, and the audit trail of operator actions.
 -- Every function pins its search_path; object names are schema-qualified all the same.
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- The audit trail. Rows are written only through inbox.log_operator_action (SECURITY DEFINER), so
 -- a role that may replay or purge needs no write access to the log itself. No foreign key to
 -- inbox_config: the log outlives a dropped inbox.
