@@ -28,12 +28,14 @@ final class Console implements Route.Page {
   private final Auth auth;
   private final boolean writes;
   private final Pages pages;
+  private final MessagePages messages;
 
   Console(InboxManager manager, Auth auth, boolean writes) {
     this.manager = manager;
     this.auth = auth;
     this.writes = writes;
     this.pages = new Pages(manager, writes);
+    this.messages = new MessagePages(manager, writes);
   }
 
   @Override
@@ -64,7 +66,7 @@ final class Console implements Route.Page {
       return pages.index();
     }
     if (path.equals(List.of("audit"))) {
-      return pages.audit(null, Api.before(q));
+      return messages.audit(null, Api.before(q));
     }
     if (!path.get(0).equals("inbox") || path.size() < 2) {
       return null;
@@ -74,9 +76,9 @@ final class Console implements Route.Page {
       return pages.inbox(name, q.get("done"));
     }
     return switch (path.get(2)) {
-      case "dlq" -> path.size() == 3 ? pages.deadLetters(name, q) : null;
-      case "audit" -> path.size() == 3 ? pages.audit(name, Api.before(q)) : null;
-      case "message" -> path.size() == 4 ? pages.message(name, path.get(3)) : null;
+      case "dlq" -> path.size() == 3 ? messages.deadLetters(name, q) : null;
+      case "audit" -> path.size() == 3 ? messages.audit(name, Api.before(q)) : null;
+      case "message" -> path.size() == 4 ? messages.message(name, path.get(3)) : null;
       default -> null;
     };
   }

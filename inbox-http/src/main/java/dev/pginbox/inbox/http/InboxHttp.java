@@ -69,7 +69,15 @@ public final class InboxHttp {
   /** Starts a server of its own on {@code address} with this module mounted. */
   public Running start(InetSocketAddress address) throws IOException {
     HttpServer server = HttpServer.create(address, 0);
-    ExecutorService executor = Executors.newFixedThreadPool(4);
+    // Daemon threads: a server the application forgets to close does not keep the JVM alive.
+    ExecutorService executor =
+        Executors.newFixedThreadPool(
+            4,
+            task -> {
+              Thread thread = new Thread(task, "inbox-http");
+              thread.setDaemon(true);
+              return thread;
+            });
     server.setExecutor(executor);
     mount(server);
     server.start();
