@@ -20,4 +20,25 @@ public record InboxHealth(
     HealthStatus status,
     long blockedAggregates,
     long worstPartitionLagSeconds,
-    long processingCount) {}
+    long processingCount) {
+
+  /** Without the operator numbers (0): the shape of the first releases, kept for their callers. */
+  public InboxHealth(
+      String inbox,
+      long pendingCount,
+      long dlqCount,
+      long oldestPendingAgeSeconds,
+      long throughputPerMinute,
+      HealthStatus status) {
+    this(
+        inbox,
+        pendingCount,
+        dlqCount,
+        oldestPendingAgeSeconds,
+        throughputPerMinute,
+        status,
+        0,
+        0,
+        0);
+  }
+}

@@ -1,5 +1,6 @@
 package dev.mailroom.cli;
 
+import dev.mailroom.text.JsonObject;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,46 +1,67 @@
 package dev.mailroom.ops;
 
 import dev.mailroom.config.ConfigException;
+import dev.mailroom.web.HttpSettings;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.http.Credentials;
 import dev.pginbox.inbox.http.InboxHttp;
 import dev.pginbox.inbox.http.Readiness;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
- * The collector's health, metrics and operator console (module inbox-http), switched on by {@code
- * MAILROOM_HTTP_PORT}. It listens on {@code MAILROOM_HTTP_BIND} (default 127.0.0.1: the console
- * shows token payloads). Write actions need {@code MAILROOM_HTTP_WRITE_ACTIONS=true} and
+ * The collector's health, metrics and operator console (module inbox-http), switched on by setting
+ * {@code MAILROOM_HTTP_PORT}; it listens on {@code MAILROOM_HTTP_HOST} (default 127.0.0.1: the
+ * console shows token payloads). Write actions need {@code MAILROOM_HTTP_WRITE_ACTIONS=true} and
  * credentials ({@code INBOX_HTTP_USERS}, {@code INBOX_HTTP_USERS_FILE} or {@code
- * INBOX_HTTP_TOKEN}).
+ * INBOX_HTTP_TOKEN}). Not in the demo, whose mailbox page owns that port.
  */
 public final class OperatorHttp {
 
-  public static final String PORT = "MAILROOM_HTTP_PORT";
-  public static final String BIND = "MAILROOM_HTTP_BIND";
   public static final String WRITE_ACTIONS = "MAILROOM_HTTP_WRITE_ACTIONS";
 
-  private OperatorHttp() {}
+  private final Map<String, String> env;
+  private final PrometheusMeterRegistry prometheus;
 
-  /** Whether {@code MAILROOM_HTTP_PORT} asks for the server. */
-  public static boolean enabled(Map<String, String> env) {
-    String port = env.get(PORT);
-    return port != null && !port.isBlank();
+  private OperatorHttp(Map<String, String> env, PrometheusMeterRegistry prometheus) {
+    this.env = env;
+    this.prometheus = prometheus;
   }
 
-  /** Builds (and checks) the module from the environment; nothing listens yet. */
-  public static InboxHttp configure(
-      Map<String, String> env,
-      DataSource dataSource,
-      InboxWorker worker,
-      Readiness readiness,
-      PrometheusMeterRegistry registry) {
+  public static OperatorHttp fromEnvironment(Map<String, String> env, boolean demo) {
+    String port = env.get(HttpSettings.PORT);
+    boolean enabled = !demo && port != null && !port.isBlank();
+    return new OperatorHttp(env, enabled ? InboxHttp.prometheusRegistry() : null);
+  }
+
+  /** The registry to meter into: {@code base}, plus the Prometheus one /metrics scrapes. */
+  public MeterRegistry metrics(MeterRegistry base) {
+    if (prometheus == null) {
+      return base;
+    }
+    CompositeMeterRegistry both = new CompositeMeterRegistry();
+    both.add(base);
+    both.add(prometheus);
+    return both;
+  }
+
+  /**
+   * Starts the server (nothing when not switched on).
+   *
+   * @throws ConfigException for write actions without credentials or a bad port
+   */
+  public Running start(DataSource dataSource, InboxWorker worker, Consumer<String> log)
+      throws IOException {
+    if (prometheus == null) {
+      return new Running(null);
+    }
     boolean writes = flag(env.get(WRITE_ACTIONS));
     Credentials credentials;
     try {
@@ -53,31 +74,38 @@ public final class OperatorHttp {
           WRITE_ACTIONS
               + "=true needs INBOX_HTTP_USERS, INBOX_HTTP_USERS_FILE or INBOX_HTTP_TOKEN");
     }
-    return InboxHttp.builder(PostgresInboxManager.create(dataSource))
-        .meterRegistry(registry)
-        .readiness(readiness)
-        .workers(List.of(worker))
-        .credentials(credentials)
-        .writeActions(writes)
-        .build();
+    InboxHttp http =
+        InboxHttp.builder(PostgresInboxManager.create(dataSource))
+            .meterRegistry(prometheus)
+            .readiness(new Readiness())
+            .workers(List.of(worker))
+            .credentials(credentials)
+            .writeActions(writes)
+            .build();
+    InboxHttp.Running server = http.start(HttpSettings.read(env).address());
+    log.accept(
+        "health, metrics and console on http://"
+            + server.address().getHostString()
+            + ":"
+            + server.address().getPort()
+            + "/"
+            + (writes ? " (write actions enabled)" : " (read-only)"));
+    return new Running(server);
   }
 
-  /** Starts the configured module on MAILROOM_HTTP_BIND:MAILROOM_HTTP_PORT. */
-  public static InboxHttp.Running start(Map<String, String> env, InboxHttp http)
-      throws IOException {
-    return http.start(new InetSocketAddress(env.getOrDefault(BIND, "127.0.0.1"), port(env)));
-  }
+  /** The running server, or nothing; closing stops it. */
+  public static final class Running implements AutoCloseable {
+    private final InboxHttp.Running server;
 
-  static int port(Map<String, String> env) {
-    String raw = env.get(PORT).strip();
-    try {
-      int port = Integer.parseInt(raw);
-      if (port < 1 || port > 65535) {
-        throw new NumberFormatException();
+    private Running(InboxHttp.Running server) {
+      this.server = server;
+    }
+
+    @Override
+    public void close() {
+      if (server != null) {
+        server.close();
       }
-      return port;
-    } catch (NumberFormatException e) {
-      throw new ConfigException(PORT + " must be a port number 1..65535, got " + raw);
     }
   }
 

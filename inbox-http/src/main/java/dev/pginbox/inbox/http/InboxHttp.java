@@ -1,5 +1,6 @@
 package dev.pginbox.inbox.http;
 
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.InboxWorker;
@@ -9,7 +10,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -53,17 +56,27 @@ public final class InboxHttp {
 
   /** Adds this module's paths to {@code server}; other handlers of the server stay as they are. */
   public void mount(HttpServer server) {
-    Health health = new Health(b.manager, b.workers, b.readiness);
-    server.createContext("/health/", new Route(health));
-    server.createContext(
+    handlers().forEach(server::createContext);
+  }
+
+  /**
+   * This module's handlers by path prefix, for servers wrapped by the application (mount each with
+   * {@code HttpServer.createContext(path, handler)}). {@code "/"} is the console: mount it only
+   * when nothing else of the application answers there.
+   */
+  public Map<String, HttpHandler> handlers() {
+    Map<String, HttpHandler> handlers = new LinkedHashMap<>();
+    handlers.put("/health/", new Route(new Health(b.manager, b.workers, b.readiness)));
+    handlers.put(
         "/metrics",
         new Route(new Metrics(b.registry, new InboxGauges(b.manager, b.registry, b.gaugeMaxAge))));
-    server.createContext("/api/", new Route(new Api(b.manager)));
+    handlers.put("/api/", new Route(new Api(b.manager)));
     if (b.console) {
-      server.createContext("/assets/", new Route(new Assets()));
+      handlers.put("/assets/", new Route(new Assets()));
       boolean writes = b.writeActions && auth.enabled();
-      server.createContext("/", new Route(new Console(b.manager, auth, writes)));
+      handlers.put("/", new Route(new Console(b.manager, auth, writes)));
     }
+    return handlers;
   }
 
   /** Starts a server of its own on {@code address} with this module mounted. */

@@ -14,7 +14,7 @@ import dev.pginbox.inbox.PartitionLag;
 import dev.pginbox.inbox.PurgeResult;
 import dev.pginbox.inbox.ThroughputPoint;
 import dev.pginbox.inbox.WorkerInfo;
-import dev.pginbox.inbox.postgres.internal.InboxQueries;
+import dev.pginbox.inbox.postgres.internal.InboxStatements;
 import dev.pginbox.inbox.postgres.internal.OperatorRows;
 import dev.pginbox.inbox.postgres.internal.SqlResources;
 import java.time.Instant;
@@ -153,7 +153,7 @@ final class PostgresInboxOperations implements InboxOperations {
 
   @Override
   public PurgeResult purge(int batchSize) {
-    return InboxQueries.purge(
+    return InboxStatements.purge(
         withHandle(
             jdbi,
             "purge inbox " + name,
