@@ -1,4 +1,8 @@
 -- Catalog of inboxes. Every statement is idempotent: the installer also upgrades.
+
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
 CREATE SCHEMA IF NOT EXISTS inbox;
 
 -- The version of the SQL API these files install: 1 was release 0.1.0 (which did not record it),

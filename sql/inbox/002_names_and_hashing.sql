@@ -1,11 +1,16 @@
 -- Name validation, catalog lookup and the partition hash.
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- Inbox names become table, view, index and function names, so they are held to a strict
 -- pattern short enough that every derived name ("next_<name>", "<name>_pending_claim_idx",
 -- ...) stays within PostgreSQL's 63-byte identifier limit.
 CREATE OR REPLACE FUNCTION inbox.check_inbox_name(p_name text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_name IS NULL OR p_name !~ '^[a-z][a-z0-9_]{0,39}$' THEN
@@ -21,6 +26,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.check_column_name(p_column text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_column IS NULL OR p_column !~ '^[A-Za-z_][A-Za-z0-9_]{0,62}$' THEN
@@ -35,6 +41,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.inbox_config_of(p_inbox text)
 RETURNS inbox.inbox_config
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_config inbox.inbox_config;
@@ -53,6 +60,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.managed_config_of(p_inbox text, p_function text)
 RETURNS inbox.inbox_config
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_config inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -69,6 +77,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.inbox_table(p_config inbox.inbox_config)
 RETURNS text
 LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
 AS $$ SELECT format('%I.%I', p_config.table_schema, p_config.table_name) $$;
 
 -- Partitioning: every aggregate id hashes to one of 1024 fixed buckets, and buckets are
@@ -76,15 +85,20 @@ AS $$ SELECT format('%I.%I', p_config.table_schema, p_config.table_name) $$;
 -- which is the same on every PostgreSQL version and in Java (see PartitionHash.java).
 -- Growing the worker count from N to N+1 moves only the buckets the new worker wins:
 -- about 1/(N+1) of them. A NULL aggregate id hashes like the empty string.
+-- The stored generated column "bucket" calls it on every insert, so it must stay inlinable: no SET
+-- search_path (that would stop inlining). Its SQL-standard body is parsed once, at install, under
+-- the install's pinned search_path, and names every function, operator and type by schema.
 CREATE OR REPLACE FUNCTION inbox.inbox_bucket(p_aggregate_id text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT ('x' || substr(md5(coalesce(p_aggregate_id, '')), 1, 8))::bit(32)::integer & 1023 $$;
+RETURN (('x' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.md5(COALESCE(p_aggregate_id, '')), 1, 8))
+        ::pg_catalog.bit(32)::pg_catalog.int4) OPERATOR(pg_catalog.&) 1023;
 
 -- The worker (0 .. p_total_workers-1) that owns a bucket.
 CREATE OR REPLACE FUNCTION inbox.inbox_bucket_owner(p_bucket integer, p_total_workers integer)
 RETURNS integer
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_best_worker integer := 0;
@@ -115,6 +129,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.inbox_partition_buckets(p_worker_id integer, p_total_workers integer)
 RETURNS integer[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(array_agg(b ORDER BY b), '{}')
     FROM generate_series(0, 1023) AS b
@@ -127,6 +142,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.inbox_bucket_mask(p_buckets integer[])
 RETURNS varbit
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE WHEN p_buckets IS NOT NULL THEN
         (SELECT coalesce(bit_or(B'1'::bit(1024) >> b), B'0'::bit(1024))::varbit
@@ -139,6 +155,7 @@ CREATE OR REPLACE FUNCTION inbox.inbox_is_my_partition(
     p_inbox text, p_aggregate_id text, p_worker_id integer, p_total_workers integer)
 RETURNS boolean
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM inbox.inbox_config_of(p_inbox);
@@ -155,6 +172,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.id_type(c inbox.inbox_config)
 RETURNS text
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE WHEN c.managed THEN 'text' ELSE
         (SELECT format_type(a.atttypid, NULL) FROM pg_attribute a
@@ -163,17 +181,25 @@ AS $$
 $$;
 
 -- Serialises catalog changes (create, track, drop) so that two sessions creating the same inbox
--- get a clear "already exists" instead of a unique violation half way through.
+-- get a clear "already exists" instead of a unique violation half way through. A lock on the
+-- catalog table, not an advisory lock: only roles that may write the catalog (its owner) can take
+-- a mode that blocks it, where any role that can connect could hold an advisory key forever.
 CREATE OR REPLACE FUNCTION inbox.lock_catalog()
 RETURNS void
-LANGUAGE sql
-AS $$ SELECT pg_advisory_xact_lock(hashtextextended('inbox.catalog', 0)) $$;
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    LOCK TABLE inbox.inbox_config IN SHARE ROW EXCLUSIVE MODE;
+END;
+$$;
 
 -- The names an inbox derives in schema inbox must be free (or already ours): a view or table of
 -- someone else's is never replaced.
 CREATE OR REPLACE FUNCTION inbox.check_free_names(p_name text)
 RETURNS void
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_object text;

@@ -1,11 +1,16 @@
 -- Consuming: claim_<name>(limit, buckets) is generated per inbox (003_create_inbox.sql);
 -- these functions record the outcome of a message for consumers in any language.
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- Marks one message processed. Call it in the transaction that did the work.
 -- Returns false when the message does not exist or was already processed.
 CREATE OR REPLACE FUNCTION inbox.mark_processed(p_inbox text, p_event_id text)
 RETURNS boolean
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -25,6 +30,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.retry_delay(p_base interval, p_max interval, p_failures integer)
 RETURNS interval
 LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT d * (0.5 + random() * 0.5)
     FROM (SELECT least(p_max, p_base * power(2, least(greatest(p_failures, 1) - 1, 30))) AS d) AS capped
@@ -41,6 +47,7 @@ CREATE OR REPLACE FUNCTION inbox.mark_failed(p_inbox text, p_event_id text, p_er
                                              p_retry_delay interval DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);

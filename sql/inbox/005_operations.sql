@@ -1,12 +1,17 @@
 -- Operations: replay, health, status, retention, and message listings for tools.
 -- Every function works on managed inboxes and on tracked tables (through the column mapping).
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- The predicates of the message states for an inbox, as SQL over alias m. A tracked table's
 -- retry counter may be nullable (NULL = no failure yet); a managed one is NOT NULL and is used
 -- bare so that the partial indexes (whose predicates are written the same way) match.
 CREATE OR REPLACE FUNCTION inbox.state_predicate(c inbox.inbox_config, p_state text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_retries text;
@@ -35,6 +40,7 @@ CREATE OR REPLACE FUNCTION inbox.replay_inbox_messages(
     p_inbox text, p_event_ids text[] DEFAULT NULL, p_event_type text DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -69,6 +75,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.capped_count(p_table text, p_predicate text, p_cap bigint,
                                               OUT n bigint, OUT exact boolean)
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM %s m WHERE %s LIMIT %s) capped', p_table, p_predicate, p_cap)
@@ -86,6 +93,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.estimated_count(p_table text, p_predicate text)
 RETURNS bigint
 LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_plan jsonb;
@@ -104,6 +112,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.oldest_pending_sql(c inbox.inbox_config, p_columns text)
 RETURNS text
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_table text := inbox.inbox_table(c);
@@ -139,6 +148,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.inbox_health(p_inbox text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -199,6 +209,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.inbox_status(p_inbox text)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -304,6 +315,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.purge_inbox(p_inbox text, p_batch_size integer DEFAULT 1000)
 RETURNS jsonb
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -386,6 +398,7 @@ RETURNS TABLE (event_id text, event_type text, source text, aggregate_id text, p
                received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
                trace_id text, seq bigint, priority integer, bucket integer)
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);

@@ -1,5 +1,9 @@
 -- Per-aggregate ordering.
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- Turns on strict per-aggregate ordering: claim_<name> then only hands out the head (earliest
 -- unprocessed message by p_sequence_column, then arrival) of each aggregate, and the view
 -- inbox.next_<name> shows those heads. A timestamp or an integer sequence column both work.
@@ -9,6 +13,7 @@ CREATE OR REPLACE FUNCTION inbox.enable_inbox_ordering(
     p_sequence_column text DEFAULT 'received_at')
 RETURNS void
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -36,6 +41,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.disable_inbox_ordering(p_inbox text)
 RETURNS void
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -53,6 +59,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.require_column(c inbox.inbox_config, p_column text, p_types text[])
 RETURNS text
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_type text;
@@ -88,6 +95,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.inbox_ordering_gaps(p_inbox text)
 RETURNS TABLE (aggregate_id text, issue text, event_id text, sequence text, previous_sequence text, detail text)
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
@@ -162,6 +170,7 @@ CREATE OR REPLACE FUNCTION inbox.earlier_unprocessed_sql(p_table text, p_aggrega
     p_sequence_column text, p_aggregate text, p_sequence text, p_seq text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT format('EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = %4$s AND e.processed_at IS NULL'
         ' AND (e.%3$I, e.seq) < (%5$s, %6$s))',
@@ -174,6 +183,7 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.aggregate_heads_sql(p_table text, p_aggregate_column text, p_sequence_column text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT format($q$heads AS (
         (SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h

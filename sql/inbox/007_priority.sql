@@ -1,4 +1,8 @@
 -- Priority: lower values are claimed first; event types missing from the map get 999.
+
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
 CREATE OR REPLACE FUNCTION inbox.enable_inbox_priority(
     p_inbox text,
     p_priority_column text DEFAULT 'event_type',

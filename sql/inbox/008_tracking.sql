@@ -3,12 +3,17 @@
 -- health, status, replay, mark_processed/mark_failed, ordering, priority and retention all work
 -- on the table by its real name through the column mapping.
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- Checks that a column of a table exists and belongs to one of some type categories
 -- (pg_type.typcategory: S string, N numeric, D date/time, E enum, U user incl. uuid).
 CREATE OR REPLACE FUNCTION inbox.require_table_column(
     p_table regclass, p_role text, p_column text, p_categories text[], p_types text[] DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_type text;
@@ -51,6 +56,7 @@ CREATE OR REPLACE FUNCTION inbox.enable_inbox_tracking(
     p_critical_pending      bigint DEFAULT 100000)
 RETURNS void
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_name text := inbox.check_inbox_name(p_name);

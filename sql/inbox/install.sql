@@ -6,10 +6,12 @@
 -- (it reads the \ir lines below).
 \set ON_ERROR_STOP 1
 BEGIN;
--- Serialise concurrent installers (two services starting at once).
-DO $$ BEGIN PERFORM pg_advisory_xact_lock(hashtextextended('inbox.install', 0)); END $$;
+-- Built-ins and schema-qualified names only, whatever the installing session's search_path:
+-- objects that untrusted roles create in public never run with the installer's rights.
+SET LOCAL search_path = pg_catalog, pg_temp;
 -- Re-running prints a NOTICE per existing object otherwise.
 SET LOCAL client_min_messages = warning;
+\ir 000_install_lock.sql
 \ir 001_catalog.sql
 \ir 002_names_and_hashing.sql
 \ir 003_create_inbox.sql
@@ -19,5 +21,6 @@ SET LOCAL client_min_messages = warning;
 \ir 007_priority.sql
 \ir 008_tracking.sql
 \ir 009_workers.sql
-\ir 010_upgrade.sql
+\ir 010_roles.sql
+\ir 011_upgrade.sql
 COMMIT;

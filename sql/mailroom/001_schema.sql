@@ -2,11 +2,17 @@
 -- Tables stay in schema public, where the original created them, so applications keep their
 -- queries unchanged; what this project adds lives in schema "mailroom".
 
--- gen_random_bytes() for tokens.secret. pgcrypto is a trusted extension (PostgreSQL 13+), so a
--- database owner may create it; the embedded PostgreSQL 18 binaries ship it.
-CREATE EXTENSION IF NOT EXISTS pgcrypto;
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
 
 CREATE SCHEMA IF NOT EXISTS mailroom;
+
+-- gen_random_bytes() for tokens.secret. pgcrypto is a trusted extension (PostgreSQL 13+), so a
+-- database owner may create it; the embedded PostgreSQL 18 binaries ship it. When missing it is
+-- created in schema mailroom, not in public, where a role allowed to create objects could have
+-- planted a function of that name first; a database that has it keeps it where it is.
+CREATE EXTENSION IF NOT EXISTS pgcrypto SCHEMA mailroom;
 
 DO $$
 BEGIN
@@ -34,7 +40,7 @@ CREATE TABLE IF NOT EXISTS public.accounts (
 CREATE TABLE IF NOT EXISTS public.tokens (
     id          BIGSERIAL PRIMARY KEY,
     action      public.token_action NOT NULL,
-    secret      BYTEA DEFAULT gen_random_bytes(32) UNIQUE NOT NULL,
+    secret      BYTEA UNIQUE NOT NULL,  -- DEFAULT: gen_random_bytes(32), set below
     code        VARCHAR(5),
     account     BIGINT NOT NULL,
     expires_at  INTEGER DEFAULT EXTRACT(EPOCH FROM NOW() + INTERVAL '15 minute') NOT NULL,
@@ -50,6 +56,16 @@ CREATE TABLE IF NOT EXISTS public.tokens (
 -- by the original migration gets the fix too.
 ALTER TABLE public.tokens
     ALTER COLUMN code SET DEFAULT lpad((floor(random() * 100000))::integer::text, 5, '0');
+
+-- The secret's default names gen_random_bytes by the schema pgcrypto is in, whatever the
+-- search_path of the session that inserts a token.
+DO $$
+BEGIN
+    EXECUTE format('ALTER TABLE public.tokens ALTER COLUMN secret SET DEFAULT %I.gen_random_bytes(32)',
+        (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+         WHERE e.extname = 'pgcrypto'));
+END;
+$$;
 
 CREATE INDEX IF NOT EXISTS accounts_id_status_idx ON public.accounts (id, status);
 CREATE INDEX IF NOT EXISTS tokens_account_idx ON public.tokens (account);

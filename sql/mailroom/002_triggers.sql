@@ -2,6 +2,10 @@
 -- Table names are schema-qualified so the triggers work whatever the search_path of the session
 -- that fires them.
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- 1. A provisioned account gets an activation token in the same statement. AFTER INSERT, so it
 --    runs only for a row that was inserted: an idempotent sign-up (INSERT ... ON CONFLICT DO
 --    NOTHING, or DO UPDATE) of an existing account adds no token (the original BEFORE trigger
@@ -11,6 +15,7 @@
 CREATE OR REPLACE FUNCTION public.trg_after_account_insert()
 RETURNS trigger
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF (NEW.status = 'provisioned') THEN
@@ -32,6 +37,7 @@ CREATE OR REPLACE TRIGGER after_account_insert
 CREATE OR REPLACE FUNCTION public.trg_before_account_status_change()
 RETURNS trigger
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     ts integer := extract(epoch FROM now());
@@ -70,6 +76,7 @@ CREATE OR REPLACE TRIGGER before_account_status_change
 CREATE OR REPLACE FUNCTION public.trg_after_token_consumed()
 RETURNS trigger
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF (NEW.action != 'activation') THEN
@@ -93,6 +100,7 @@ CREATE OR REPLACE TRIGGER after_token_consumed
 CREATE OR REPLACE FUNCTION public.trg_after_token_inserted()
 RETURNS trigger
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     NOTIFY token_insert;

@@ -1,6 +1,10 @@
 -- The inbox that replaces the original `jobs` cursor: every token insert enqueues one message in
 -- the same transaction, so a token is never missed (no lost wake-up) nor skipped (no cursor).
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- The names in use, so that re-running install.sql keeps a non-default set-up.
 CREATE TABLE IF NOT EXISTS mailroom.settings (
     singleton    boolean PRIMARY KEY DEFAULT true CHECK (singleton),
@@ -14,6 +18,7 @@ CREATE TABLE IF NOT EXISTS mailroom.settings (
 CREATE OR REPLACE FUNCTION mailroom.setup_inbox(p_queue_name text DEFAULT NULL, p_channel_name text DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     s mailroom.settings;
@@ -39,10 +44,15 @@ BEGIN
     -- The enqueue trigger names its inbox table statically: no dynamic SQL per insert.
     -- Statement level with a transition table: one INSERT into the inbox (and one inbox
     -- notification) per INSERT into tokens, however many rows it inserts.
+    -- SECURITY DEFINER: the application role that signs users up needs privileges on its own
+    -- tables only, not on the inbox; the message is derived from the new token rows alone. Nobody
+    -- may attach the function to another table (CREATE TRIGGER needs EXECUTE, revoked below).
     EXECUTE format($f$
         CREATE OR REPLACE FUNCTION mailroom.trg_after_token_enqueue()
         RETURNS trigger
         LANGUAGE plpgsql
+        SECURITY DEFINER
+        SET search_path = pg_catalog, pg_temp
         AS $body$
         BEGIN
             -- A token id can come back (a reset sequence, a restored backup) and its event id can
@@ -66,6 +76,7 @@ BEGIN
         END;
         $body$
         $f$, v_queue);
+    REVOKE ALL ON FUNCTION mailroom.trg_after_token_enqueue() FROM PUBLIC;
 
     CREATE OR REPLACE TRIGGER after_token_enqueue
         AFTER INSERT ON public.tokens

@@ -8,11 +8,16 @@
 -- recovery token of the account issued less than p_min_interval ago is still unused and
 -- unexpired (so a button pressed ten times sends one email). Answer your user the same way in
 -- every case, so the reply does not tell whether an account exists.
+
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
 CREATE OR REPLACE FUNCTION mailroom.request_password_recovery(
     p_login_or_email text,
     p_min_interval interval DEFAULT interval '1 minute')
 RETURNS bigint
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_account bigint;

@@ -3,6 +3,10 @@
 -- once, and the cursor is moved past them so an old collector started by mistake does not send
 -- them again. Nothing happens on a database without a `jobs` table. The jobs table itself is
 -- left in place (drop it once the old collector is retired).
+
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
 DO $$
 DECLARE
     v_queue text := (SELECT queue_name FROM mailroom.settings);

@@ -12,7 +12,10 @@
 -- `mailroom-app install` applies the same files, in the same order, in one transaction.
 \set ON_ERROR_STOP 1
 BEGIN;
-DO $$ BEGIN PERFORM pg_advisory_xact_lock(hashtextextended('mailroom.install', 0)); END $$;
+-- Built-ins and schema-qualified names only, whatever the installing session's search_path:
+-- objects that untrusted roles create in public never run with the installer's rights.
+SET LOCAL search_path = pg_catalog, pg_temp;
+DO $$ BEGIN PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('mailroom.install', 0)); END $$;
 -- Re-running prints a NOTICE per existing object otherwise.
 SET LOCAL client_min_messages = warning;
 \ir 001_schema.sql

@@ -52,7 +52,9 @@ final class CollectorProcess implements AutoCloseable {
   }
 
   private void read(boolean rememberEmails) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         long now = System.nanoTime();
@@ -73,7 +75,8 @@ final class CollectorProcess implements AutoCloseable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
     while (!Files.readString(stderr).contains(text)) {
       if (System.nanoTime() > deadline || !process.isAlive()) {
-        throw new IllegalStateException("collector did not log '" + text + "':\n" + Files.readString(stderr));
+        throw new IllegalStateException(
+            "collector did not log '" + text + "':\n" + Files.readString(stderr));
       }
       Thread.sleep(20);
     }
@@ -83,7 +86,10 @@ final class CollectorProcess implements AutoCloseable {
     return records.get();
   }
 
-  /** Completes with the System.nanoTime at which the email's line was read (waiting, not spinning: 2 cores). */
+  /**
+   * Completes with the System.nanoTime at which the email's line was read (waiting, not spinning: 2
+   * cores).
+   */
   CompletableFuture<Long> lineSeen(String email) {
     return lineSeenAt.computeIfAbsent(email, e -> new CompletableFuture<>());
   }
@@ -115,12 +121,17 @@ final class CollectorProcess implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     process.destroy(); // SIGTERM: the collector finishes or rolls back its batch and exits 0
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+      reader.join(5_000);
+    } catch (InterruptedException e) {
       process.destroyForcibly();
+      Thread.currentThread().interrupt();
     }
-    reader.join(5_000);
     Files.deleteIfExists(stderr);
   }
 }

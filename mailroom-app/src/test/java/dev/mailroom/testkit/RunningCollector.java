@@ -69,7 +69,9 @@ public final class RunningCollector implements AutoCloseable {
   }
 
   private void awaitStarted() throws InterruptedException {
-    if (!collector.awaitStarted(Duration.ofSeconds(30)) && !exit.isDone()) {
+    // Generous: a first embedded start extracts the server binaries and runs initdb, which takes
+    // tens of seconds on a loaded 2-core machine. The wait ends as soon as the collector is up.
+    if (!collector.awaitStarted(Duration.ofSeconds(180)) && !exit.isDone()) {
       throw new AssertionError("collector did not start: " + stderr());
     }
   }

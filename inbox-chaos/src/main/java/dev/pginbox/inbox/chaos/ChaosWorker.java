@@ -27,7 +27,8 @@ public final class ChaosWorker {
           event_id     text NOT NULL,
           aggregate_id text NOT NULL,
           version      integer NOT NULL,
-          worker       text NOT NULL)""";
+          worker       text NOT NULL,
+          applied_at   timestamptz NOT NULL DEFAULT clock_timestamp())""";
 
   private static final String RECORD_EFFECT =
       "INSERT INTO chaos_effects (event_id, aggregate_id, version, worker)"

@@ -60,7 +60,7 @@ public final class PgCluster implements AutoCloseable {
   /**
    * A streaming-replication standby of {@code primary} (which must be running): {@code
    * pg_basebackup -R} with WAL streamed during the copy; {@code application_name} in its {@code
-   * primary_conninfo} is {@code standby}.
+   * primary_conninfo} is {@code standby}. It asks for no synchronous standby of its own.
    */
   public static PgCluster standbyOf(PgCluster primary, Path data, int port) {
     prepareEmpty(data);
@@ -80,7 +80,9 @@ public final class PgCluster implements AutoCloseable {
         "-R",
         "-d",
         "application_name=standby");
-    standby.appendSettings(Map.of("port", String.valueOf(port)));
+    // The copied configuration names the primary's synchronous standbys; once promoted, this
+    // server has none, and every commit would wait for one forever.
+    standby.appendSettings(Map.of("synchronous_standby_names", ""));
     return standby;
   }
 
@@ -212,6 +214,9 @@ public final class PgCluster implements AutoCloseable {
     delete(data);
     try {
       Files.createDirectories(data);
+      // The server refuses a data directory others can read; pg_basebackup keeps what it finds.
+      Files.setPosixFilePermissions(
+          data, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
       if (PgBinaries.runningAsRoot()) {
         new ProcessBuilder("chown", "postgres", data.toString()).inheritIO().start().waitFor();
       }

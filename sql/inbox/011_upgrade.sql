@@ -1,0 +1,14 @@
+-- Upgrade step, last on purpose: regenerate every inbox's derived objects (priority and claim
+-- functions, indexes, trigger, views: see 003_create_inbox.sql) from the definitions installed
+-- above, so an inbox made by any earlier version gets the current ones when install.sql is re-run.
+-- Tables and their data are not touched. inbox_config.objects_version then shows
+-- inbox.schema_version() for every inbox.
+
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+DO $$
+BEGIN
+    PERFORM inbox.rebuild_inbox_objects(inbox_name) FROM inbox.inbox_config ORDER BY inbox_name;
+END;
+$$;
