@@ -19,6 +19,7 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_type text;
 BEGIN
+    PERFORM inbox.check_reserved_names(p_inbox);
     PERFORM inbox.check_column_name(p_aggregate_column);
     PERFORM inbox.check_column_name(p_sequence_column);
     PERFORM inbox.require_column(c, p_aggregate_column, NULL);
@@ -32,9 +33,23 @@ BEGIN
             enabled_at = now();
     IF c.managed THEN
         -- rebuild_inbox_objects creates it again on the new columns.
-        EXECUTE format('DROP INDEX IF EXISTS inbox.%I', p_inbox || '_ordering_idx');
+        PERFORM inbox.drop_ordering_index(c);
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
+END;
+$$;
+
+-- Drops <name>_ordering_idx if it is the inbox's (see inbox.belongs_to_inbox).
+CREATE OR REPLACE FUNCTION inbox.drop_ordering_index(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+BEGIN
+    IF inbox.belongs_to_inbox(c, c.inbox_name || '_ordering_idx') THEN
+        EXECUTE format('DROP INDEX inbox.%I', c.inbox_name || '_ordering_idx');
+    END IF;
 END;
 $$;
 
@@ -48,7 +63,7 @@ DECLARE
 BEGIN
     DELETE FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     IF c.managed THEN
-        EXECUTE format('DROP INDEX IF EXISTS inbox.%I', p_inbox || '_ordering_idx');
+        PERFORM inbox.drop_ordering_index(c);
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
 END;
