@@ -181,12 +181,18 @@ AS $$
 $$;
 
 -- Serialises catalog changes (create, track, drop) so that two sessions creating the same inbox
--- get a clear "already exists" instead of a unique violation half way through.
+-- get a clear "already exists" instead of a unique violation half way through. A lock on the
+-- catalog table, not an advisory lock: only roles that may write the catalog (its owner) can take
+-- a mode that blocks it, where any role that can connect could hold an advisory key forever.
 CREATE OR REPLACE FUNCTION inbox.lock_catalog()
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT pg_advisory_xact_lock(hashtextextended('inbox.catalog', 0)) $$;
+AS $$
+BEGIN
+    LOCK TABLE inbox.inbox_config IN SHARE ROW EXCLUSIVE MODE;
+END;
+$$;
 
 -- Every name an inbox derives in schema inbox, whatever its kind and the features it enables
 -- later: its table, views and indexes (one namespace), and its functions.
@@ -204,7 +210,7 @@ CREATE OR REPLACE FUNCTION inbox.derived_function_names(p_name text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT ARRAY['claim_' || p_name, 'priority_of_' || p_name] $$;
+AS $$ SELECT ARRAY['claim_' || p_name, 'priority_of_' || p_name, 'send_' || p_name] $$;
 
 -- An inbox reserves all its derived names from its creation on, so no two inboxes can ever want
 -- the same object (inboxes "a" and "next_a" both want inbox.next_a; "x_pending" and "next_x" both

@@ -1,0 +1,84 @@
+package dev.pginbox.inbox.postgres.internal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pginbox.inbox.HealthStatus;
+import dev.pginbox.inbox.InboxException;
+import dev.pginbox.inbox.InboxHealth;
+import dev.pginbox.inbox.InboxStatus;
+import dev.pginbox.inbox.PurgeResult;
+import java.io.IOException;
+import java.util.Locale;
+
+/**
+ * The static statements of the Java API (files under {@code InboxStatements/}) and the mapping of
+ * their results. Every statement calls a function of the SQL API; nothing here re-implements it.
+ */
+public final class InboxStatements {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private InboxStatements() {}
+
+  public static String sql(String name) {
+    return SqlResources.get(InboxStatements.class, name);
+  }
+
+  public static InboxHealth health(String json) {
+    JsonNode n = parse(json);
+    return new InboxHealth(
+        n.path("inbox").asText(),
+        n.path("pending_count").asLong(),
+        n.path("dlq_count").asLong(),
+        n.path("oldest_pending_age_seconds").asLong(),
+        n.path("throughput_per_minute").asLong(),
+        healthStatus(n.path("status").asText()));
+  }
+
+  public static InboxStatus status(String json) {
+    JsonNode n = parse(json);
+    JsonNode counts = n.path("counts");
+    JsonNode processed = n.path("processed");
+    return new InboxStatus(
+        n.path("inbox").asText(),
+        healthStatus(n.path("status").asText()),
+        counts.path("pending").asLong(),
+        counts.path("retrying").asLong(),
+        counts.path("dead").asLong(),
+        processed.path("last_1_minute").asLong(),
+        processed.path("last_5_minutes").asLong(),
+        processed.path("last_60_minutes").asLong(),
+        n.path("oldest_pending_age_seconds").asLong(),
+        json);
+  }
+
+  public static PurgeResult purge(String json) {
+    JsonNode n = parse(json);
+    return new PurgeResult(
+        n.path("deleted_processed").asLong(),
+        n.path("stripped_processed").asLong(),
+        n.path("deleted_dead").asLong(),
+        n.path("more").asBoolean());
+  }
+
+  private static HealthStatus healthStatus(String value) {
+    return HealthStatus.valueOf(value.toUpperCase(Locale.ROOT));
+  }
+
+  private static JsonNode parse(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (IOException e) {
+      throw new InboxException("unexpected JSON from the inbox SQL API: " + json, null, e);
+    }
+  }
+
+  /** JSON text of a priority map, for {@code inbox.enable_inbox_priority}. */
+  public static String json(Object value) {
+    try {
+      return JSON.writeValueAsString(value);
+    } catch (IOException e) {
+      throw new InboxException("cannot write JSON", null, e);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.PartitionAssignment;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The periodic work of one run, off the hot path: gauges and retention on the maintenance thread,
+ * and in the automatic partition mode the lease heartbeat on a thread of its own (a slow sweep must
+ * not delay a heartbeat past the lease).
+ */
+final class PeriodicTasks {
+
+  private final WorkerContext ctx;
+  private final Threads threads;
+  private final Runnable onLeaseChange;
+  private ScheduledExecutorService maintenance;
+  private Maintenance maintenanceTask;
+  private ScheduledExecutorService leases;
+  private LeaseKeeper leaseKeeper;
+
+  PeriodicTasks(WorkerContext ctx, Threads threads, Runnable onLeaseChange) {
+    this.ctx = ctx;
+    this.threads = threads;
+    this.onLeaseChange = onLeaseChange;
+  }
+
+  void start() {
+    if (ctx.options().partitions() instanceof PartitionAssignment.Automatic automatic) {
+      leaseKeeper = new LeaseKeeper(ctx, automatic, onLeaseChange);
+      leases = Executors.newSingleThreadScheduledExecutor(threads.factory("leases"));
+      long period = Math.max(1, automatic.leaseDuration().toMillis() / 3);
+      leases.scheduleWithFixedDelay(leaseKeeper::heartbeat, 0, period, TimeUnit.MILLISECONDS);
+    }
+    maintenanceTask = new Maintenance(ctx);
+    maintenance = Executors.newSingleThreadScheduledExecutor(threads.factory("maintenance"));
+    long gauges = ctx.gaugeInterval().toMillis();
+    maintenance.scheduleWithFixedDelay(
+        maintenanceTask::refreshGauges, 0, gauges, TimeUnit.MILLISECONDS);
+    if (ctx.options().retention()) {
+      long retention = ctx.retentionInterval().toMillis();
+      maintenance.scheduleWithFixedDelay(
+          maintenanceTask::sweep, Math.min(retention, 1000), retention, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** Schedules nothing more; a task running now finishes. */
+  void stopScheduling() {
+    if (leases != null) {
+      leases.shutdown();
+    }
+    maintenance.shutdown();
+  }
+
+  /**
+   * Waits for the running tasks until the deadline, closes the connections, gives the leases back.
+   */
+  void finish(long deadlineNanos) {
+    Threads.awaitQuietly(maintenance, deadlineNanos);
+    maintenanceTask.close();
+    if (leases != null) {
+      Threads.awaitQuietly(leases, deadlineNanos);
+      leaseKeeper.leave();
+    }
+  }
+}
