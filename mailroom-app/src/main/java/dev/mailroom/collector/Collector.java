@@ -11,6 +11,7 @@ import dev.mailroom.embedded.SecretKeyStore;
 import dev.mailroom.output.TokenDelivery;
 import dev.mailroom.output.TokenSigner;
 import dev.mailroom.schema.SchemaInstaller;
+import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.WorkerOptions;
@@ -39,6 +40,9 @@ public final class Collector {
 
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILURE = 1;
+
+  /** The budget's wait happens before the claim, so it never counts against this. */
+  private static final Duration PROCESSING_TIMEOUT = Duration.ofMinutes(5);
 
   /** What the process talks to. */
   public record Io(Map<String, String> env, OutputStream stdout, PrintStream stderr, Clock clock) {}
@@ -166,10 +170,8 @@ public final class Collector {
       CollectorLog log) {
     TokenCollector handler =
         new TokenCollector(
-            new TokenSigner(config.secretKey()), delivery, log, limiter, registry, config.queue());
-    listener =
-        new CollectorListener(
-            log, config.database().describe(), limiter, () -> stopRequested.getCount() == 0);
+            new TokenSigner(config.secretKey()), delivery, log, registry, config.queue());
+    listener = new CollectorListener(log, config.database().describe());
     WorkerOptions options =
         WorkerOptions.builder(config.queue())
             .batchSize(config.batchLimit())
@@ -181,11 +183,18 @@ public final class Collector {
             // claim keeps priority order per claim) and TokenOutput writes each batch's lines at
             // once.
             .concurrency(config.concurrency())
-            // A slow reader can block a write for a while: the watchdog must not take a batch away
-            // (and send it twice) because stdout is slow. The rate budget's wait also counts here.
-            .processingTimeout(processingTimeout(config))
+            // A slow reader (or SMTP server) can block a batch for a while: the watchdog must not
+            // take a batch away (and send it twice) because its recipient is slow.
+            .processingTimeout(PROCESSING_TIMEOUT)
             .build();
-    worker = CollectorWorkers.create(dataSource, options, handler, listener, registry);
+    worker =
+        CollectorWorkers.create(
+            dataSource,
+            options,
+            handler,
+            listener,
+            limiter == null ? ClaimPermits.UNLIMITED : limiter,
+            registry);
     DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
     try {
       worker.start();
@@ -219,14 +228,6 @@ public final class Collector {
       return EXIT_FAILURE;
     }
     return EXIT_OK;
-  }
-
-  static Duration processingTimeout(MailroomConfig config) {
-    Duration base = Duration.ofMinutes(5);
-    if (config.sendRate() == null) {
-      return base;
-    }
-    return base.plusMillis((long) Math.ceil(config.batchLimit() * 1000 / config.sendRate()));
   }
 
   /**
