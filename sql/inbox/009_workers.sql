@@ -29,7 +29,9 @@ $$;
 -- Records the failed attempts of several messages in one statement (one round trip per batch):
 -- element i of the arrays describes message p_event_ids[i]. p_delays[i] NULL = the inbox's backoff;
 -- p_dead[i] = dead letter at once. Returns each changed message with 'retry' or 'dead'; messages
--- already processed by another committed transaction are left alone and not returned.
+-- already processed by another committed transaction are left alone and not returned. The backoff
+-- counts from this statement, not from the start of the transaction: a batch that ran until its
+-- processing timeout is recorded in its claim transaction, and its backoff starts when it failed.
 CREATE OR REPLACE FUNCTION inbox.record_failures(p_inbox text, p_event_ids text[], p_errors text[],
                                                  p_delays interval[], p_dead boolean[])
 RETURNS TABLE (event_id text, result text)
@@ -43,13 +45,34 @@ BEGIN
         UPDATE %s m SET processed_at = NULL,
                retry_count = CASE WHEN f.dead THEN $3 ELSE m.retry_count + 1 END,
                error = f.error,
-               next_attempt_at = now() + coalesce(f.delay, inbox.retry_delay($4, $5, m.retry_count + 1))
+               next_attempt_at = statement_timestamp() + coalesce(f.delay, inbox.retry_delay($4, $5, m.retry_count + 1))
         FROM unnest($1, $2, $6, $7) AS f(event_id, error, delay, dead)
         WHERE m.event_id = f.event_id AND m.retry_count < $3
           AND (m.processed_at IS NULL OR m.processed_at = now())
         RETURNING m.event_id, CASE WHEN m.retry_count >= $3 THEN 'dead' ELSE 'retry' END$u$,
         inbox.inbox_table(c))
         USING p_event_ids, p_errors, c.max_retries, c.backoff_base, c.backoff_max, p_delays, p_dead;
+END;
+$$;
+
+-- Gives messages claimed by the calling transaction back to the queue without a failed attempt:
+-- when a batch passes its processing timeout, only the message that was running is charged, and
+-- its batch-mates go back untouched, in the same transaction (rows still locked). Only rows this
+-- transaction claimed change (claim_<name> sets processed_at = now()). Returns how many.
+CREATE OR REPLACE FUNCTION inbox.release_claimed(p_inbox text, p_event_ids text[])
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'release_claimed');
+    v_count integer;
+BEGIN
+    EXECUTE format('UPDATE %s SET processed_at = NULL WHERE event_id = ANY ($1) AND processed_at = now()',
+        inbox.inbox_table(c))
+        USING p_event_ids;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
 END;
 $$;
 

@@ -43,7 +43,9 @@ final class CollectorProcess implements AutoCloseable {
   }
 
   private void read(boolean rememberEmails) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         long now = System.nanoTime();
@@ -64,7 +66,8 @@ final class CollectorProcess implements AutoCloseable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
     while (!Files.readString(stderr).contains(text)) {
       if (System.nanoTime() > deadline || !process.isAlive()) {
-        throw new IllegalStateException("collector did not log '" + text + "':\n" + Files.readString(stderr));
+        throw new IllegalStateException(
+            "collector did not log '" + text + "':\n" + Files.readString(stderr));
       }
       Thread.sleep(20);
     }
@@ -74,14 +77,18 @@ final class CollectorProcess implements AutoCloseable {
     return records.get();
   }
 
-  /** Completes with the System.nanoTime at which the email's line was read (waiting, not spinning: 2 cores). */
+  /**
+   * Completes with the System.nanoTime at which the email's line was read (waiting, not spinning: 2
+   * cores).
+   */
   CompletableFuture<Long> lineSeen(String email) {
     return lineSeenAt.computeIfAbsent(email, e -> new CompletableFuture<>());
   }
 
   /** Peak resident set size (VmHWM) in MiB, read from /proc while the process lives. */
   double peakRssMib() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+    for (String line :
+        Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
       if (line.startsWith("VmHWM:")) {
         return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
       }
@@ -90,12 +97,17 @@ final class CollectorProcess implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     process.destroy(); // SIGTERM: the collector finishes or rolls back its batch and exits 0
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+    try {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+      reader.join(5_000);
+    } catch (InterruptedException e) {
       process.destroyForcibly();
+      Thread.currentThread().interrupt();
     }
-    reader.join(5_000);
     Files.deleteIfExists(stderr);
   }
 }

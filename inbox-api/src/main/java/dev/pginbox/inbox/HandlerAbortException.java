@@ -5,6 +5,9 @@ package dev.pginbox.inbox;
  * batch back without recording a failure for any message, and stops; the messages stay pending.
  */
 public class HandlerAbortException extends InboxException {
+
+  private static final long serialVersionUID = 1L;
+
   public HandlerAbortException(String message, Throwable cause) {
     super(message, null, cause);
   }

@@ -8,6 +8,8 @@ import java.util.Optional;
  */
 public class InboxException extends RuntimeException {
 
+  private static final long serialVersionUID = 1L;
+
   private final String inbox;
   private final String eventId;
   private final String sqlState;

@@ -2,6 +2,9 @@ package dev.pginbox.inbox;
 
 /** A name, column, option or value was rejected before anything was changed. */
 public class InvalidInboxArgumentException extends InboxException {
+
+  private static final long serialVersionUID = 1L;
+
   public InvalidInboxArgumentException(String message, String inbox, Throwable cause) {
     super(message, inbox, cause);
   }

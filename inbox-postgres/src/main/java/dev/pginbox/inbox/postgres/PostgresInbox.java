@@ -15,7 +15,7 @@ import dev.pginbox.inbox.MarkFailedResult;
 import dev.pginbox.inbox.NewMessage;
 import dev.pginbox.inbox.OrderingGap;
 import dev.pginbox.inbox.PurgeResult;
-import dev.pginbox.inbox.postgres.internal.InboxQueries;
+import dev.pginbox.inbox.postgres.internal.InboxStatements;
 import dev.pginbox.inbox.postgres.internal.MessageRows;
 import dev.pginbox.inbox.postgres.internal.MessageWriter;
 import dev.pginbox.inbox.postgres.internal.SqlErrors;
@@ -105,12 +105,12 @@ public final class PostgresInbox implements Inbox {
 
   @Override
   public InboxHealth health() {
-    return InboxQueries.health(text("health", "read the health of inbox " + name));
+    return InboxStatements.health(text("health", "read the health of inbox " + name));
   }
 
   @Override
   public InboxStatus status() {
-    return InboxQueries.status(text("status", "read the status of inbox " + name));
+    return InboxStatements.status(text("status", "read the status of inbox " + name));
   }
 
   @Override
@@ -131,7 +131,7 @@ public final class PostgresInbox implements Inbox {
         name,
         null,
         h ->
-            h.createQuery(InboxQueries.sql("stats"))
+            h.createQuery(InboxStatements.sql("stats"))
                 .define("stats_view", "\"" + name + "_stats\"")
                 .map(
                     (rs, ctx) ->
@@ -153,7 +153,7 @@ public final class PostgresInbox implements Inbox {
         name,
         null,
         h ->
-            h.createQuery(InboxQueries.sql("replay_ids"))
+            h.createQuery(InboxStatements.sql("replay_ids"))
                 .bind("name", name)
                 .bindArray("eventIds", String.class, eventIds)
                 .mapTo(Integer.class)
@@ -171,7 +171,7 @@ public final class PostgresInbox implements Inbox {
         name,
         null,
         h ->
-            h.createQuery(InboxQueries.sql("replay_type"))
+            h.createQuery(InboxStatements.sql("replay_type"))
                 .bind("name", name)
                 .bind("eventType", eventType)
                 .mapTo(Integer.class)
@@ -191,7 +191,7 @@ public final class PostgresInbox implements Inbox {
         name,
         eventId,
         h ->
-            h.createQuery(InboxQueries.sql("mark_processed"))
+            h.createQuery(InboxStatements.sql("mark_processed"))
                 .bind("name", name)
                 .bind("eventId", eventId)
                 .mapTo(Boolean.class)
@@ -212,7 +212,7 @@ public final class PostgresInbox implements Inbox {
             name,
             eventId,
             h ->
-                h.createQuery(InboxQueries.sql("mark_failed"))
+                h.createQuery(InboxStatements.sql("mark_failed"))
                     .bind("name", name)
                     .bind("eventId", eventId)
                     .bind("error", error)
@@ -232,7 +232,7 @@ public final class PostgresInbox implements Inbox {
         name,
         null,
         h ->
-            h.createQuery(InboxQueries.sql("ordering_gaps"))
+            h.createQuery(InboxStatements.sql("ordering_gaps"))
                 .bind("name", name)
                 .map(
                     (rs, ctx) ->
@@ -254,7 +254,7 @@ public final class PostgresInbox implements Inbox {
         name,
         null,
         h ->
-            h.createQuery(InboxQueries.sql("is_my_partition"))
+            h.createQuery(InboxStatements.sql("is_my_partition"))
                 .bind("name", name)
                 .bind("aggregateId", aggregateId)
                 .bind("workerId", workerId)
@@ -265,14 +265,14 @@ public final class PostgresInbox implements Inbox {
 
   @Override
   public PurgeResult purge(int batchSize) {
-    return InboxQueries.purge(
+    return InboxStatements.purge(
         withHandle(
             jdbi,
             "purge inbox " + name,
             name,
             null,
             h ->
-                h.createQuery(InboxQueries.sql("purge"))
+                h.createQuery(InboxStatements.sql("purge"))
                     .bind("name", name)
                     .bind("batchSize", batchSize)
                     .mapTo(String.class)
@@ -286,7 +286,7 @@ public final class PostgresInbox implements Inbox {
         name,
         null,
         h ->
-            h.createQuery(InboxQueries.sql("messages"))
+            h.createQuery(InboxStatements.sql("messages"))
                 .bind("name", name)
                 .bind("state", state)
                 .bind("limit", limit)
@@ -300,7 +300,8 @@ public final class PostgresInbox implements Inbox {
         action,
         name,
         null,
-        h -> h.createQuery(InboxQueries.sql(query)).bind("name", name).mapTo(String.class).one());
+        h ->
+            h.createQuery(InboxStatements.sql(query)).bind("name", name).mapTo(String.class).one());
   }
 
   private void requireManaged() {

@@ -6,7 +6,7 @@ import dev.pginbox.inbox.InboxNotFoundException;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.TrackingSpec;
-import dev.pginbox.inbox.postgres.internal.InboxQueries;
+import dev.pginbox.inbox.postgres.internal.InboxStatements;
 import dev.pginbox.inbox.postgres.internal.SqlErrors;
 import java.time.Duration;
 import java.util.List;
@@ -72,7 +72,7 @@ public final class PostgresInboxManager implements InboxManager {
         "create inbox " + name,
         name,
         h ->
-            h.createQuery(InboxQueries.sql("create_inbox"))
+            h.createQuery(InboxStatements.sql("create_inbox"))
                 .bind("name", name)
                 .bind("maxRetries", o.maxRetries())
                 .bind("retentionHours", (int) o.processedRetention().toHours())
@@ -100,7 +100,7 @@ public final class PostgresInboxManager implements InboxManager {
         "drop inbox " + name,
         name,
         h ->
-            h.createQuery(InboxQueries.sql("drop_inbox"))
+            h.createQuery(InboxStatements.sql("drop_inbox"))
                 .bind("name", name)
                 .bind("cascade", cascade)
                 .mapTo(String.class)
@@ -115,7 +115,7 @@ public final class PostgresInboxManager implements InboxManager {
         "enable ordering on inbox " + name,
         name,
         h ->
-            h.createQuery(InboxQueries.sql("enable_ordering"))
+            h.createQuery(InboxStatements.sql("enable_ordering"))
                 .bind("name", name)
                 .bind("aggregateColumn", aggregateColumn)
                 .bind("sequenceColumn", sequenceColumn)
@@ -130,7 +130,7 @@ public final class PostgresInboxManager implements InboxManager {
         "disable ordering on inbox " + name,
         name,
         h ->
-            h.createQuery(InboxQueries.sql("disable_ordering"))
+            h.createQuery(InboxStatements.sql("disable_ordering"))
                 .bind("name", name)
                 .mapTo(String.class)
                 .one());
@@ -144,10 +144,10 @@ public final class PostgresInboxManager implements InboxManager {
         "enable priority on inbox " + name,
         name,
         h ->
-            h.createQuery(InboxQueries.sql("enable_priority"))
+            h.createQuery(InboxStatements.sql("enable_priority"))
                 .bind("name", name)
                 .bind("column", column)
-                .bind("map", InboxQueries.json(priorities))
+                .bind("map", InboxStatements.json(priorities))
                 .mapTo(String.class)
                 .one());
   }
@@ -159,7 +159,7 @@ public final class PostgresInboxManager implements InboxManager {
         "track table " + s.table() + " as inbox " + s.name(),
         s.name(),
         h ->
-            h.createQuery(InboxQueries.sql("enable_tracking"))
+            h.createQuery(InboxStatements.sql("enable_tracking"))
                 .bind("name", s.name())
                 .bind("table", s.table())
                 .bind("idColumn", s.idColumn())
@@ -190,7 +190,7 @@ public final class PostgresInboxManager implements InboxManager {
             "open inbox " + name,
             name,
             h ->
-                h.createQuery(InboxQueries.sql("managed"))
+                h.createQuery(InboxStatements.sql("managed"))
                     .bind("name", name)
                     .mapTo(Boolean.class)
                     .findOne());
@@ -211,7 +211,7 @@ public final class PostgresInboxManager implements InboxManager {
     return call(
         "list inboxes",
         null,
-        h -> h.createQuery(InboxQueries.sql("names")).mapTo(String.class).list());
+        h -> h.createQuery(InboxStatements.sql("names")).mapTo(String.class).list());
   }
 
   private <T> T call(String action, String inbox, HandleCallback<T, Exception> callback) {

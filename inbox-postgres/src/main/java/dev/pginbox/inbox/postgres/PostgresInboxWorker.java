@@ -1,12 +1,14 @@
 package dev.pginbox.inbox.postgres;
 
 import dev.pginbox.inbox.BatchHandler;
+import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.MessageHandler;
 import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.WorkerOptions;
-import dev.pginbox.inbox.postgres.internal.worker.WorkerFactory;
+import dev.pginbox.inbox.postgres.internal.worker.PostgresWorker;
+import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
@@ -49,6 +51,8 @@ public final class PostgresInboxWorker {
     private final WorkerOptions options;
     private MessageHandler handler;
     private BatchHandler batchHandler;
+    private ClaimPermits claimPermits = ClaimPermits.UNLIMITED;
+    private BatchTransactionBoundary transactionBoundary;
     private WorkerListener listener = WorkerListener.NONE;
     private MeterRegistry meterRegistry;
     private String workerId;
@@ -70,6 +74,25 @@ public final class PostgresInboxWorker {
     /** Handles a whole batch at once (no savepoints: a thrown exception fails the whole batch). */
     public Builder batchHandler(BatchHandler batchHandler) {
       this.batchHandler = Objects.requireNonNull(batchHandler, "batchHandler");
+      return this;
+    }
+
+    /**
+     * A budget asked before every claim (for example a send rate): a processor claims at most what
+     * it is granted and gives back what the claim did not use. Default: no budget. See {@link
+     * ClaimPermits}.
+     */
+    public Builder claimPermits(ClaimPermits claimPermits) {
+      this.claimPermits = Objects.requireNonNull(claimPermits, "claimPermits");
+      return this;
+    }
+
+    /**
+     * Where each batch's transaction begins and ends; default: a connection of each processor's own
+     * from the data source, autocommit off. See {@link BatchTransactionBoundary}.
+     */
+    public Builder transactionBoundary(BatchTransactionBoundary transactionBoundary) {
+      this.transactionBoundary = Objects.requireNonNull(transactionBoundary, "transactionBoundary");
       return this;
     }
 
@@ -125,11 +148,13 @@ public final class PostgresInboxWorker {
         throw new InvalidInboxArgumentException(
             "set exactly one of handler(...) and batchHandler(...)", options.inbox());
       }
-      return WorkerFactory.create(
+      return PostgresWorker.create(
           dataSource,
           options,
           handler,
           batchHandler,
+          claimPermits,
+          transactionBoundary,
           listener,
           meterRegistry != null ? meterRegistry : new SimpleMeterRegistry(),
           workerId != null ? workerId : defaultWorkerId(),

@@ -1,10 +1,7 @@
 package dev.pginbox.inbox.postgres;
 
-import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.postgres.internal.SqlErrors;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import dev.pginbox.inbox.postgres.internal.SqlResources;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -30,7 +27,7 @@ public final class SqlScripts {
    */
   public static void install(Handle handle, String installScript) {
     String base = installScript.substring(0, installScript.lastIndexOf('/') + 1);
-    List<String> files = includedFiles(read(installScript));
+    List<String> files = includedFiles(SqlResources.file(installScript));
     try {
       handle.useTransaction(
           h -> {
@@ -40,7 +37,7 @@ public final class SqlScripts {
               // One round trip per file: pgJDBC splits the statements and keeps dollar-quoted
               // bodies intact.
               try (Statement statement = h.getConnection().createStatement()) {
-                statement.execute(read(base + file));
+                statement.execute(SqlResources.file(base + file));
               } catch (SQLException e) {
                 throw SqlErrors.translate(e, "installing " + base + file, null, null);
               }
@@ -60,17 +57,5 @@ public final class SqlScripts {
       }
     }
     return files;
-  }
-
-  private static String read(String resource) {
-    try (InputStream in = SqlScripts.class.getClassLoader().getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new InboxException(
-            "SQL resource " + resource + " is missing from the classpath", null);
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new InboxException("cannot read SQL resource " + resource, null, e);
-    }
   }
 }

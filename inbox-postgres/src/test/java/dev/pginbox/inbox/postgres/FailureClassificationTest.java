@@ -34,7 +34,7 @@ class FailureClassificationTest extends InboxTestSupport {
     try (Connection c = database.connect()) {
       long pid = pid(c);
       sql("SELECT pg_terminate_backend(?::int)", pid);
-      failure = catchThrowableOfType(() -> inbox.send(c, message), InboxException.class);
+      failure = catchThrowableOfType(InboxException.class, () -> inbox.send(c, message));
     }
     assertThat(failure.isTransient()).as(failure.getMessage()).isTrue();
     assertThat(failure.sqlState()).hasValueSatisfying(s -> assertThat(s).matches("08...|57P01"));
@@ -51,8 +51,8 @@ class FailureClassificationTest extends InboxTestSupport {
       s.execute("SET default_transaction_read_only = on"); // what a standby answers
       failure =
           catchThrowableOfType(
-              () -> inbox.sendAll(c, List.of(NewMessage.of("ro-1", "t", "a", "{}"))),
-              InboxException.class);
+              InboxException.class,
+              () -> inbox.sendAll(c, List.of(NewMessage.of("ro-1", "t", "a", "{}"))));
     }
     assertThat(failure.sqlState()).contains("25006");
     assertThat(failure.isTransient()).isTrue();
@@ -68,8 +68,8 @@ class FailureClassificationTest extends InboxTestSupport {
       s.execute("SET lock_timeout = '100ms'");
       InboxException failure =
           catchThrowableOfType(
-              () -> inbox.send(waiter, NewMessage.of("locked-1", "t", "a", "{}")),
-              InboxException.class);
+              InboxException.class,
+              () -> inbox.send(waiter, NewMessage.of("locked-1", "t", "a", "{}")));
       assertThat(failure.sqlState()).contains("55P03");
       assertThat(failure.isTransient()).isTrue();
       holder.rollback();
@@ -80,14 +80,14 @@ class FailureClassificationTest extends InboxTestSupport {
   void bad_input_and_name_conflicts_are_not_transient() {
     InvalidInboxArgumentException notJson =
         catchThrowableOfType(
-            () -> inbox.send(NewMessage.of("bad-json", "t", "a", "{not json")),
-            InvalidInboxArgumentException.class);
+            InvalidInboxArgumentException.class,
+            () -> inbox.send(NewMessage.of("bad-json", "t", "a", "{not json")));
     assertThat(notJson.sqlState()).contains("22P02");
     assertThat(notJson.isTransient()).isFalse();
 
     InboxAlreadyExistsException exists =
         catchThrowableOfType(
-            () -> manager.createInbox("classified"), InboxAlreadyExistsException.class);
+            InboxAlreadyExistsException.class, () -> manager.createInbox("classified"));
     assertThat(exists.sqlState()).isPresent();
     assertThat(exists.isTransient()).isFalse();
   }
@@ -96,10 +96,10 @@ class FailureClassificationTest extends InboxTestSupport {
   void an_error_raised_by_the_library_itself_has_no_sqlstate() {
     InboxException noList =
         catchThrowableOfType(
+            InboxException.class,
             () ->
                 new PostgresInbox(jdbi, "classified", false)
-                    .send(NewMessage.of("x", "t", "a", "{}")),
-            InboxException.class);
+                    .send(NewMessage.of("x", "t", "a", "{}")));
     assertThat(noList.sqlState()).isEmpty();
     assertThat(noList.isTransient()).isFalse();
   }

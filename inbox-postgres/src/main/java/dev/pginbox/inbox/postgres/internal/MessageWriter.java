@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The produce path: one INSERT per call, idempotent by event id. A batch is one statement over
@@ -30,8 +31,10 @@ public final class MessageWriter {
    * @param quotedTable the validated, quoted table ({@code "inbox"."orders"})
    */
   public MessageWriter(String quotedTable) {
-    this.insertOne = SqlResources.template(MessageWriter.class, "insert_one", quotedTable);
-    this.insertBatch = SqlResources.template(MessageWriter.class, "insert_batch", quotedTable);
+    this.insertOne =
+        SqlResources.get(MessageWriter.class, "insert_one", Map.of("table", quotedTable));
+    this.insertBatch =
+        SqlResources.get(MessageWriter.class, "insert_batch", Map.of("table", quotedTable));
   }
 
   public boolean send(Connection connection, NewMessage m) throws SQLException {

@@ -1,11 +1,11 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
-import dev.pginbox.inbox.BatchResult;
 import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxMessage;
-import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.WorkerListener.DispatchReason;
 import dev.pginbox.inbox.postgres.internal.MessageRows;
+import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,70 +16,102 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one batch on one connection: claim (one statement that also marks the messages processed),
- * the handler in the same transaction, failures recorded with one statement, commit. On the success
- * path that is two round trips per batch whatever its size: the claim and the commit.
+ * Runs one batch in one transaction of the boundary: the claim (one statement that also marks the
+ * messages processed), the handler, the failed attempts recorded with one statement, the commit;
+ * and says how it ended as a {@link BatchOutcome}. On the success path that is two round trips per
+ * batch whatever its size: the claim and the commit. One per processor thread.
  */
 final class BatchRunner {
 
   private static final Logger LOG = LoggerFactory.getLogger(BatchRunner.class);
 
-  /** The run's side of a running batch: reservations, watchdog, stop. */
+  /** The processor's side of a running batch: its reservation and its processing timeout. */
   interface Tracker {
-    /** Nothing to track: runOnce() has no reservations and no watchdog. */
-    Tracker NONE =
-        new Tracker() {
-          @Override
-          public void claimed(int count) {}
-
-          @Override
-          public Runnable started(Batch batch) {
-            return () -> {};
-          }
-        };
-
     void claimed(int count);
 
     /** Called once the batch is claimed; returns what to call when the handler is done. */
-    Runnable started(Batch batch);
-  }
-
-  /** The batch was taken away from this processor (timeout or shutdown); its connection is gone. */
-  static final class TakenAwayException extends Exception {
-    TakenAwayException() {
-      super(null, null, false, false);
-    }
+    Runnable watch(InFlightBatch batch);
   }
 
   private final WorkerContext ctx;
+  private final BatchTransactionBoundary boundary;
+  private final HandlerCalls handlerCalls;
+  private final OutcomeRecorder recorder;
+  private final Suspects suspects;
 
   /** See {@link ServerBound}: set by the claim statement, for the claim's transaction only. */
   private final String serverBound;
 
-  BatchRunner(WorkerContext ctx) {
+  /** How long a timed-out batch's thread waits for its replacement to be done with the batch. */
+  private final long releaseWaitNanos;
+
+  /** The last connection's statements, kept while the boundary hands out the same connection. */
+  private WorkerConnection statements;
+
+  BatchRunner(
+      WorkerContext ctx,
+      BatchTransactionBoundary boundary,
+      Suspects suspects,
+      OutcomeRecorder recorder) {
     this.ctx = ctx;
+    this.boundary = boundary;
+    this.suspects = suspects;
+    this.recorder = recorder;
+    this.handlerCalls = new HandlerCalls(ctx, suspects);
     this.serverBound = ServerBound.millis(ctx.options().processingTimeout());
+    this.releaseWaitNanos = ServerBound.of(ctx.options().processingTimeout()).toNanos();
   }
 
   /**
-   * Claims and handles one batch; returns the number of messages claimed, 0 when the claim got
-   * fewer than {@code minimum} and was rolled back. A null reason is decided by the claim: a full
-   * batch was waiting (MAX_REACHED) or fewer (TIMEOUT).
+   * Claims up to {@code limit} messages and handles them. A claim of fewer than {@code minimum} is
+   * given back. A null reason is decided by the claim: a full batch (MAX_REACHED) or fewer
+   * (TIMEOUT).
    */
-  int run(WorkerConnection wc, DispatchReason dispatched, int minimum, Tracker tracker)
-      throws SQLException, TakenAwayException {
-    List<InboxMessage> messages;
+  BatchOutcome run(DispatchReason reason, int minimum, int limit, Tracker tracker) {
+    Attempt attempt = new Attempt();
     try {
-      messages = claim(wc);
+      BatchOutcome outcome =
+          boundary.inTransaction(
+              (connection, rollbackOnly) ->
+                  inTransaction(
+                      connection, rollbackOnly, reason, minimum, limit, tracker, attempt));
+      if (outcome.kind() == BatchOutcome.Kind.COMMITTED) {
+        ctx.events().committed(outcome.claimed(), attempt.processed, attempt.skipped);
+      }
+      return outcome;
     } catch (SQLException | RuntimeException e) {
-      wc.rollbackQuietly();
-      throw e;
+      return failed(e, attempt);
     }
-    if (messages.size() < Math.max(minimum, 1)) { // none, or short of the dispatch's minimum
+  }
+
+  /** What the transaction got to, for reading an exception that ended it. */
+  private static final class Attempt {
+    WorkerConnection wc;
+    InFlightBatch batch;
+    List<InboxMessage> messages = List.of();
+    boolean handled;
+    int processed;
+    int skipped;
+  }
+
+  private BatchOutcome inTransaction(
+      Connection connection,
+      Runnable rollbackOnly,
+      DispatchReason dispatched,
+      int minimum,
+      int limit,
+      Tracker tracker,
+      Attempt attempt)
+      throws SQLException {
+    WorkerConnection wc = statementsOn(connection);
+    attempt.wc = wc;
+    List<InboxMessage> messages = claim(wc, limit);
+    if (messages.size() < Math.max(minimum, 1)) { // none, or short of the order's minimum
       tracker.claimed(0);
-      wc.connection().rollback();
-      return 0;
+      rollbackOnly.run();
+      return BatchOutcome.empty();
     }
+    attempt.messages = messages;
     tracker.claimed(messages.size());
     DispatchReason reason =
         dispatched != null
@@ -87,31 +119,105 @@ final class BatchRunner {
             : messages.size() >= ctx.options().batchSize()
                 ? DispatchReason.MAX_REACHED
                 : DispatchReason.TIMEOUT;
-    ctx.metrics().claimed.increment(messages.size());
-    ctx.metrics().batchSize.record(messages.size());
-    ctx.listener().dispatch(messages.size(), reason);
-
-    List<String> ids = new ArrayList<>(messages.size());
-    for (InboxMessage m : messages) {
-      ids.add(m.eventId());
-    }
-    Batch batch = new Batch(ids, reason, wc, Thread.currentThread());
-    Runnable done = tracker.started(batch);
+    ctx.events().dispatched(messages.size(), reason);
+    InFlightBatch batch =
+        new InFlightBatch(HandlerCalls.idsOf(messages), wc, Thread.currentThread());
+    attempt.batch = batch;
+    HandlerCalls.Handled handled;
+    Runnable unwatch = tracker.watch(batch);
     try {
-      handle(wc, messages, batch);
+      handled = handlerCalls.handle(messages, batch);
+    } catch (HandlerAbortException e) {
+      if (!batch.finish()) {
+        return takenAway(batch, rollbackOnly);
+      }
+      LOG.error(
+          "inbox {}: handler aborted; the batch is rolled back and the worker stops",
+          ctx.inbox(),
+          e);
+      rollbackOnly.run();
+      return BatchOutcome.handlerAborted(messages.size(), e);
     } finally {
-      done.run();
+      unwatch.run();
     }
-    return messages.size();
+    if (handled.takenAway() || !batch.finish()) {
+      return takenAway(batch, rollbackOnly);
+    }
+    attempt.handled = true;
+    recorder.record(wc, handled.failures());
+    List<String> cleared = HandlerCalls.idsOf(messages);
+    for (Failure f : handled.failures()) {
+      if (f.delay() != null || f.dead()) {
+        cleared.remove(f.eventId()); // asked for by the handler, not a suspect's doing
+      }
+    }
+    suspects.cleared(cleared);
+    attempt.processed = handled.processed();
+    attempt.skipped = handled.skipped();
+    return BatchOutcome.committed(messages.size());
   }
 
-  private List<InboxMessage> claim(WorkerConnection wc) throws SQLException {
+  /**
+   * The batch was taken away: wait until the taker is done with the connection, then let the
+   * boundary end a transaction that is already over.
+   */
+  private BatchOutcome takenAway(InFlightBatch batch, Runnable rollbackOnly) {
+    batch.awaitReleased(releaseWaitNanos);
+    rollbackOnly.run();
+    return BatchOutcome.takenAway(batch);
+  }
+
+  /** The transaction ended with an exception: whose fault, and what to record. */
+  private BatchOutcome failed(Exception e, Attempt attempt) {
+    if (attempt.batch != null && attempt.batch.takenAway()) {
+      return BatchOutcome.takenAway(attempt.batch);
+    }
+    int claimed = attempt.messages.size();
+    String state = SqlStates.of(e);
+    boolean closed = attempt.wc == null || attempt.wc.isClosed();
+    if (SqlStates.isConnectionLoss(state) || closed || !attempt.handled) {
+      return BatchOutcome.connectionLost(claimed, e);
+    }
+    // Not the connection: the handler's writes broke the commit (a deferred constraint, a
+    // serialization failure). Counting an attempt keeps such a batch from looping forever.
+    LOG.warn(
+        "inbox {}: committing a batch of {} failed; recording a failed attempt for each",
+        ctx.inbox(),
+        claimed,
+        e);
+    List<Failure> failures = new ArrayList<>(claimed);
+    for (InboxMessage m : attempt.messages) {
+      failures.add(Failure.of(m.eventId(), e));
+    }
+    try {
+      boundary.inTransaction(
+          (connection, rollbackOnly) -> {
+            recorder.record(statementsOn(connection), failures);
+            return null;
+          });
+    } catch (SQLException | RuntimeException recordFailed) {
+      return BatchOutcome.connectionLost(claimed, recordFailed);
+    }
+    return BatchOutcome.rolledBack(claimed, e);
+  }
+
+  private WorkerConnection statementsOn(Connection connection) {
+    if (statements == null || !statements.wraps(connection)) {
+      if (statements != null) {
+        statements.close();
+      }
+      statements = WorkerConnection.borrow(connection, ctx.inbox());
+    }
+    return statements;
+  }
+
+  private List<InboxMessage> claim(WorkerConnection wc, int limit) throws SQLException {
     int[] buckets = ctx.scope().bucketsForClaim(wc);
     if (buckets != null && buckets.length == 0) {
       return List.of();
     }
     PreparedStatement ps = wc.statement("claim");
-    ps.setInt(1, ctx.options().batchSize());
+    ps.setInt(1, limit);
     ps.setString(2, serverBound);
     ps.setString(3, serverBound);
     if (buckets == null) {
@@ -121,213 +227,6 @@ final class BatchRunner {
     }
     try (ResultSet rs = ps.executeQuery()) {
       return MessageRows.readAll(rs);
-    }
-  }
-
-  private void handle(WorkerConnection wc, List<InboxMessage> messages, Batch batch)
-      throws SQLException, TakenAwayException {
-    Tally tally = new Tally();
-    List<Failure> failures;
-    try {
-      failures = runHandler(wc, messages, tally, batch);
-    } catch (BatchFailed e) {
-      // The whole transaction goes (the handler's writes with it); each message gets a failed
-      // attempt.
-      wc.connection().rollback();
-      recordInNewTransaction(wc, messages, e.getCause());
-      return;
-    }
-    commit(wc, messages, failures, tally);
-  }
-
-  /**
-   * Runs the handler on the batch; returns the failures to record. Whatever happens, once this
-   * returns or throws anything but TakenAwayException, the batch is this processor's to end.
-   */
-  private List<Failure> runHandler(
-      WorkerConnection wc, List<InboxMessage> messages, Tally tally, Batch batch)
-      throws SQLException, TakenAwayException, BatchFailed {
-    try {
-      List<Failure> failures =
-          ctx.batchHandler() != null
-              ? handleBatch(wc, messages, tally)
-              : handleEach(wc, messages, tally, batch);
-      finishOrThrow(batch);
-      return failures;
-    } catch (HandlerAbortException e) {
-      finishOrThrow(batch);
-      wc.rollbackQuietly();
-      throw e;
-    } catch (BatchFailed e) {
-      finishOrThrow(batch);
-      throw e;
-    } catch (SQLException e) {
-      if (batch.takenAway()) {
-        throw new TakenAwayException();
-      }
-      throw e;
-    }
-  }
-
-  /** Claims the right to end the batch; the watchdog or stop() may have taken it away already. */
-  private static void finishOrThrow(Batch batch) throws TakenAwayException {
-    if (!batch.finish()) {
-      throw new TakenAwayException();
-    }
-  }
-
-  /**
-   * Records the failures and commits: the messages processed, the failed ones reset for a retry.
-   */
-  private void commit(
-      WorkerConnection wc, List<InboxMessage> messages, List<Failure> failures, Tally tally)
-      throws SQLException {
-    try {
-      FailureRecorder.record(wc, ctx.inbox(), failures, ctx.metrics());
-      wc.connection().commit();
-    } catch (SQLException e) {
-      wc.rollbackQuietly();
-      if (Connections.isConnectionFailure(e, wc)) {
-        throw e;
-      }
-      // Not the connection: the handler's writes broke the commit (a deferred constraint, a
-      // serialization failure). Counting an attempt keeps such a batch from looping forever.
-      LOG.warn(
-          "inbox {}: committing a batch of {} failed; recording a failed attempt for each",
-          ctx.inbox(),
-          messages.size(),
-          e);
-      recordInNewTransaction(wc, messages, e);
-      return;
-    }
-    ctx.metrics().processed.increment(tally.processed);
-    ctx.metrics().skipped.increment(tally.skipped);
-    ctx.listener().committed(messages.size());
-  }
-
-  /** Message by message, each in a (lazy) savepoint, so a failure undoes only its own writes. */
-  private List<Failure> handleEach(
-      WorkerConnection wc, List<InboxMessage> messages, Tally tally, Batch batch)
-      throws SQLException {
-    List<Failure> failures = new ArrayList<>();
-    for (InboxMessage m : messages) {
-      checkNotTakenAway(batch);
-      MessageTransaction tx = new MessageTransaction(wc, true);
-      Attempt attempt = attempt(m, tx);
-      checkNotTakenAway(batch);
-      if (attempt.succeeded()) {
-        tx.release();
-        tally.count(attempt.outcome());
-      } else {
-        tx.rollback();
-        failures.add(attempt.failure(m.eventId()));
-        if (attempt.error() != null) {
-          LOG.debug("inbox {}: handler failed on {}", ctx.inbox(), m.eventId(), attempt.error());
-        }
-      }
-    }
-    return failures;
-  }
-
-  /**
-   * One call of the message handler: its outcome, or what it threw (HandlerAbortException goes up).
-   */
-  private Attempt attempt(InboxMessage m, MessageTransaction tx) {
-    long start = System.nanoTime();
-    try {
-      return new Attempt(ctx.messageHandler().handle(m, tx), null);
-    } catch (HandlerAbortException e) {
-      throw e;
-    } catch (Exception e) {
-      return new Attempt(null, e);
-    } finally {
-      ctx.metrics().handlerNanos(System.nanoTime() - start);
-    }
-  }
-
-  /** The watchdog or stop() took the batch: stop handling it (its connection is gone anyway). */
-  private static void checkNotTakenAway(Batch batch) throws SQLException {
-    if (batch.takenAway()) {
-      throw new SQLException("batch taken away", "57014");
-    }
-  }
-
-  private List<Failure> handleBatch(WorkerConnection wc, List<InboxMessage> messages, Tally tally)
-      throws BatchFailed {
-    BatchResult result;
-    long start = System.nanoTime();
-    try {
-      result = ctx.batchHandler().handle(List.copyOf(messages), new MessageTransaction(wc, false));
-    } catch (HandlerAbortException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new BatchFailed(e);
-    } finally {
-      ctx.metrics().handlerNanos(System.nanoTime() - start);
-    }
-    List<Failure> failures = new ArrayList<>();
-    for (InboxMessage m : messages) {
-      Outcome outcome = result == null ? Outcome.processed() : result.outcomeOf(m.eventId());
-      if (outcome.marksProcessed()) {
-        tally.count(outcome);
-      } else {
-        failures.add(Failure.of(m.eventId(), outcome));
-      }
-    }
-    return failures;
-  }
-
-  private void recordInNewTransaction(
-      WorkerConnection wc, List<InboxMessage> messages, Throwable cause) throws SQLException {
-    List<Failure> failures = new ArrayList<>(messages.size());
-    for (InboxMessage m : messages) {
-      failures.add(Failure.of(m.eventId(), cause));
-    }
-    recordFailures(wc, ctx, failures);
-  }
-
-  /**
-   * In a transaction of its own on {@code wc}: the batch's transaction is gone (rolled back or
-   * aborted).
-   */
-  static void recordFailures(WorkerConnection wc, WorkerContext ctx, List<Failure> failures)
-      throws SQLException {
-    try {
-      FailureRecorder.record(wc, ctx.inbox(), failures, ctx.metrics());
-      wc.connection().commit();
-    } catch (SQLException | RuntimeException e) {
-      wc.rollbackQuietly();
-      throw e;
-    }
-  }
-
-  /** What became of one message: a null outcome without error means processed. */
-  private record Attempt(Outcome outcome, Throwable error) {
-    boolean succeeded() {
-      return error == null && (outcome == null || outcome.marksProcessed());
-    }
-
-    Failure failure(String eventId) {
-      return error != null ? Failure.of(eventId, error) : Failure.of(eventId, outcome);
-    }
-  }
-
-  private static final class BatchFailed extends Exception {
-    BatchFailed(Throwable cause) {
-      super(cause);
-    }
-  }
-
-  private static final class Tally {
-    int processed;
-    int skipped;
-
-    void count(Outcome outcome) {
-      if (outcome != null && outcome.kind() == Outcome.Kind.SKIPPED) {
-        skipped++;
-      } else {
-        processed++;
-      }
     }
   }
 }

@@ -2,7 +2,6 @@ package dev.pginbox.inbox.postgres.internal.worker;
 
 import dev.pginbox.inbox.WorkerListener.DispatchReason;
 import dev.pginbox.inbox.WorkerListener.WakeUpCause;
-import dev.pginbox.inbox.WorkerOptions;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -34,9 +33,10 @@ import java.util.Set;
  */
 final class Coordinator implements Runnable {
 
-  private final WorkerRun run;
+  private final RunControl run;
   private final WorkerContext ctx;
   private final Wakeups wakeups;
+  private final ClaimQueue queue;
   private final boolean primary;
   private final long batchTimeoutNanos;
   private final long pollNanos;
@@ -56,21 +56,17 @@ final class Coordinator implements Runnable {
 
   private long firstSeen;
 
-  Coordinator(WorkerRun run, WorkerContext ctx, Wakeups wakeups) {
+  Coordinator(RunControl run, WorkerContext ctx, Wakeups wakeups, ClaimQueue queue) {
     this.run = run;
     this.ctx = ctx;
     this.wakeups = wakeups;
+    this.queue = queue;
     // Without LISTEN this connection is the one whose state the application hears about.
     this.primary = !ctx.options().listen();
     this.batchTimeoutNanos = ctx.options().batchTimeout().toNanos();
     this.pollNanos = ctx.options().pollInterval().toNanos();
     this.batchSize = ctx.options().batchSize();
-    this.claimOnHint = claimsOnHint(ctx.options());
-  }
-
-  /** Whether any waiting message makes a batch to send at once, so a hint needs no count. */
-  static boolean claimsOnHint(WorkerOptions options) {
-    return options.batchTimeout().isZero() || options.batchSize() == 1;
+    this.claimOnHint = ctx.claimsOnHint();
   }
 
   @Override
@@ -95,10 +91,9 @@ final class Coordinator implements Runnable {
     Next next = new Next(true, WakeUpCause.CONNECTED);
     while (!run.stopping()) {
       if (next.cause() != null) {
-        ctx.metrics().wakeUp(next.cause());
-        ctx.listener().wakeUp(next.cause());
+        ctx.events().wakeUp(next.cause());
       }
-      boolean free = run.hasFreeSlot();
+      boolean free = queue.hasFreeSlot();
       if (next.look() && free && dispatchesWithoutCount(next, nextPoll)) {
         dispatchOnHint();
       } else if (next.look()) {
@@ -144,11 +139,11 @@ final class Coordinator implements Runnable {
    */
   private void dispatchOnHint() {
     if (full && !claimOnHint) {
-      run.dispatch(DispatchReason.MAX_REACHED, batchSize);
+      queue.offer(DispatchReason.MAX_REACHED, batchSize);
     } else {
-      run.dispatch(null, 1);
+      queue.offer(null, 1);
     }
-    if (full && run.hasFreeSlot()) {
+    if (full && queue.hasFreeSlot()) {
       wakeups.post(Wakeups.Event.RECHECK);
     }
     hinted = false;
@@ -162,7 +157,7 @@ final class Coordinator implements Runnable {
   private void lookAndDispatch(WorkerConnection wc) throws SQLException {
     hinted = false;
     full = false;
-    int reserved = run.reserved();
+    int reserved = queue.reserved();
     int available = count(wc, batchSize + reserved) - reserved;
     long now = System.nanoTime();
     if (available <= 0) {
@@ -174,10 +169,10 @@ final class Coordinator implements Runnable {
       firstSeen = now;
     }
     if (available >= batchSize) {
-      run.dispatch(DispatchReason.MAX_REACHED, 1);
+      queue.offer(DispatchReason.MAX_REACHED, 1);
       wakeups.post(Wakeups.Event.RECHECK);
     } else if (now - firstSeen >= batchTimeoutNanos) {
-      run.dispatch(DispatchReason.TIMEOUT, 1);
+      queue.offer(DispatchReason.TIMEOUT, 1);
       seen = false;
     }
   }

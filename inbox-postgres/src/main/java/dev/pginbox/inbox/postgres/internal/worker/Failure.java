@@ -19,16 +19,12 @@ record Failure(String eventId, String error, Duration delay, boolean dead) {
   }
 
   static Failure of(String eventId, Throwable error) {
-    return new Failure(eventId, describe(error), null, false);
+    String message = error.getMessage();
+    return of(eventId, error.getClass().getName() + (message == null ? "" : ": " + message));
   }
 
   static Failure of(String eventId, String error) {
     return new Failure(eventId, truncate(error), null, false);
-  }
-
-  static String describe(Throwable error) {
-    String message = error.getMessage();
-    return truncate(error.getClass().getName() + (message == null ? "" : ": " + message));
   }
 
   private static String truncate(String text) {

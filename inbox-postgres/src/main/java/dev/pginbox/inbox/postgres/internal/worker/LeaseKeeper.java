@@ -5,6 +5,7 @@ import java.sql.Array;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Arrays;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +56,7 @@ final class LeaseKeeper {
           ctx.inbox(),
           ctx.workerId(),
           e.getMessage());
-      ctx.metrics().reconnects.increment();
+      ctx.events().connectionLost(e, Duration.ZERO, false);
       closeConnection();
       if (System.nanoTime() - lastSuccessNanos > assignment.leaseDuration().toNanos()) {
         // Our leases have expired by now: stop counting for partitions others may hold.

@@ -37,7 +37,7 @@ final class Maintenance {
       ps.setString(1, ctx.inbox());
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        ctx.metrics().pending(rs.getLong(1), rs.getDouble(2));
+        ctx.events().pending(rs.getLong(1), rs.getDouble(2));
       }
       wc.connection().commit();
     } catch (SQLException | RuntimeException e) {
@@ -97,9 +97,7 @@ final class Maintenance {
   /** The rows a purge_inbox step changed: the sum of its "deleted_*" and "stripped_*" counts. */
   static long changedRows(String json) throws com.fasterxml.jackson.core.JsonProcessingException {
     long sum = 0;
-    var fields = JSON.readTree(json).fields();
-    while (fields.hasNext()) {
-      var field = fields.next();
+    for (var field : JSON.readTree(json).properties()) {
       if ((field.getKey().startsWith("deleted") || field.getKey().startsWith("stripped"))
           && field.getValue().canConvertToLong()) {
         sum += field.getValue().asLong();

@@ -22,16 +22,16 @@ final class NotificationListener implements Runnable {
    */
   private static final int WAIT_MILLIS = 5_000;
 
-  private final WorkerRun run;
+  private final RunControl run;
   private final WorkerContext ctx;
   private final Wakeups wakeups;
-  private final String channel;
+  private final ClaimQueue queue;
 
-  NotificationListener(WorkerRun run, WorkerContext ctx, Wakeups wakeups, String channel) {
+  NotificationListener(RunControl run, WorkerContext ctx, Wakeups wakeups, ClaimQueue queue) {
     this.run = run;
     this.ctx = ctx;
     this.wakeups = wakeups;
-    this.channel = channel;
+    this.queue = queue;
   }
 
   @Override
@@ -40,7 +40,7 @@ final class NotificationListener implements Runnable {
   }
 
   private void listen(WorkerConnection wc, Runnable connected) throws SQLException {
-    String channel = this.channel != null ? this.channel : channelOf(wc);
+    String channel = ctx.options().channel() != null ? ctx.options().channel() : channelOf(wc);
     if (channel == null) {
       run.fail(
           new InboxNotFoundException(
@@ -68,13 +68,12 @@ final class NotificationListener implements Runnable {
    * hint for later when every processor is busy). Otherwise the coordinator counts first.
    */
   private void notified() {
-    if (!Coordinator.claimsOnHint(ctx.options())) {
+    if (!ctx.claimsOnHint()) {
       wakeups.post(Wakeups.Event.NOTIFY);
       return;
     }
-    ctx.metrics().wakeUp(WakeUpCause.NOTIFY);
-    ctx.listener().wakeUp(WakeUpCause.NOTIFY);
-    if (!run.dispatch(null, 1)) {
+    ctx.events().wakeUp(WakeUpCause.NOTIFY);
+    if (!queue.offer(null, 1)) {
       wakeups.post(Wakeups.Event.HINT);
     }
   }

@@ -1,35 +1,58 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
-import dev.pginbox.inbox.HandlerAbortException;
-import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
+import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
+import java.time.Duration;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One processing thread with its own connection: takes dispatches from the coordinator and runs
- * their batches. A processor that replaces one whose batch timed out first records that batch's
- * failed attempts (the old transaction is gone with its connection), then carries on.
+ * One processing thread: takes orders from the claim queue, takes claim permits, has the batch run
+ * in a transaction of the boundary (its own connection by default) and acts on the {@link
+ * BatchOutcome}. When its batch passes the processing timeout, this thread is written off (its
+ * handler may never come back): a replacement ends the batch on the batch's connection, completes
+ * the order and takes its place.
  */
 final class Processor implements Runnable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Processor.class);
 
-  private final WorkerRun run;
-  private final WorkerContext ctx;
-  private final BatchRunner runner;
-  private final Batch timedOut;
-  private final Dispatch timedOutDispatch;
-  private final Backoff backoff;
-  private WorkerConnection wc;
+  /** The longest a processor waits for claim permits before it checks for stop again. */
+  private static final Duration PERMIT_WAIT = Duration.ofMillis(500);
 
-  Processor(WorkerRun run, WorkerContext ctx, Batch timedOut, Dispatch timedOutDispatch) {
-    this.run = run;
-    this.ctx = ctx;
-    this.runner = new BatchRunner(ctx);
+  /** What every processor of a run shares. */
+  record Shared(
+      RunControl run,
+      WorkerContext ctx,
+      ClaimQueue queue,
+      Watchdog watchdog,
+      Suspects suspects,
+      OutcomeRecorder recorder,
+      TimeoutRecovery recovery,
+      Consumer<Runnable> startProcessor) {}
+
+  private final Shared shared;
+  private final WorkerContext ctx;
+  private final InFlightBatch timedOut;
+  private final ClaimQueue.Order timedOutOrder;
+  private final DedicatedConnection ownConnection;
+  private final BatchRunner runner;
+  private final Backoff backoff;
+
+  Processor(Shared shared) {
+    this(shared, null, null);
+  }
+
+  private Processor(Shared shared, InFlightBatch timedOut, ClaimQueue.Order timedOutOrder) {
+    this.shared = shared;
+    this.ctx = shared.ctx();
     this.timedOut = timedOut;
-    this.timedOutDispatch = timedOutDispatch;
+    this.timedOutOrder = timedOutOrder;
+    BatchTransactionBoundary boundary = ctx.boundary();
+    this.ownConnection = boundary == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox()) : null;
+    this.runner =
+        new BatchRunner(
+            ctx, boundary != null ? boundary : ownConnection, shared.suspects(), shared.recorder());
     this.backoff =
         new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
   }
@@ -38,110 +61,90 @@ final class Processor implements Runnable {
   public void run() {
     try {
       if (timedOut != null) {
-        recordTimeout();
+        shared.recovery().end(timedOut);
+        shared.queue().done(timedOutOrder, timedOut.eventIds.size(), false);
       }
-      Dispatch d;
-      while ((d = run.nextDispatch()) != null) {
-        if (!runOne(d)) {
+      ClaimQueue.Order order;
+      while ((order = shared.queue().next(shared.run()::stopping)) != null) {
+        if (!runOrder(order)) {
           return;
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      closeConnection();
+      if (ownConnection != null) {
+        ownConnection.close();
+      }
     }
   }
 
-  /** Runs one dispatch; false when this processor must end (its batch was taken away). */
-  private boolean runOne(Dispatch d) throws InterruptedException {
-    int claimed = 0;
-    boolean handOver = false;
-    boolean failed = false;
-    try {
-      ensureConnection();
-      claimed = runner.run(wc, d.reason, d.minimum, run.tracker(d));
-      backoff.reset();
-    } catch (BatchRunner.TakenAwayException e) {
-      closeConnection(); // aborted with the batch
-      // A timed-out batch is completed by the replacement processor, once it has recorded the
-      // failures.
-      handOver = d.timedOut;
-      return false;
-    } catch (HandlerAbortException e) {
-      LOG.error(
-          "inbox {}: handler aborted; the batch is rolled back and the worker stops",
-          ctx.inbox(),
-          e);
-      run.fail(e);
-    } catch (SQLException e) {
-      failed = true;
-      connectionLost(e);
-    } catch (RuntimeException e) {
-      failed = true;
-      LOG.error("inbox {}: unexpected error in a batch; reconnecting", ctx.inbox(), e);
-      connectionLost(new SQLException(e));
-    } finally {
-      if (!handOver) {
-        // After a failure (and the backoff, slept above) the messages may be waiting again: look
-        // again.
-        run.dispatchDone(d, claimed, failed);
+  /** Runs one order; false when this thread must end (its batch was taken away). */
+  private boolean runOrder(ClaimQueue.Order order) throws InterruptedException {
+    int batchSize = ctx.options().batchSize();
+    int granted = 0;
+    while (granted == 0 && !shared.run().stopping()) {
+      granted = Math.min(batchSize, ctx.permits().acquire(batchSize, PERMIT_WAIT));
+    }
+    if (granted == 0) {
+      shared.queue().done(order, 0, false);
+      return true;
+    }
+    BatchOutcome outcome =
+        runner.run(order.reason, Math.min(order.minimum, granted), granted, tracker(order));
+    if (granted > outcome.claimed()) {
+      ctx.permits().release(granted - outcome.claimed());
+    }
+    switch (outcome.kind()) {
+      case EMPTY, COMMITTED -> {
+        backoff.reset();
+        shared.queue().done(order, outcome.claimed(), false);
+      }
+      case ROLLED_BACK -> shared.queue().done(order, outcome.claimed(), true);
+      case CONNECTION_LOST -> {
+        // After the backoff the messages may be waiting again: the coordinator looks again.
+        connectionLost(outcome.cause());
+        shared.queue().done(order, outcome.claimed(), true);
+      }
+      case HANDLER_ABORTED -> {
+        shared.run().fail(outcome.cause());
+        shared.queue().done(order, outcome.claimed(), true);
+      }
+      case TIMED_OUT -> {
+        return false; // the replacement completes the order
+      }
+      case STOPPED -> {
+        shared.queue().done(order, outcome.claimed(), true);
+        return false;
       }
     }
     return true;
   }
 
-  private void recordTimeout() throws InterruptedException {
-    List<Failure> failures = new ArrayList<>();
-    for (String id : timedOut.eventIds) {
-      failures.add(
-          Failure.of(
-              id,
-              "processing timeout: the handler ran longer than "
-                  + ctx.options().processingTimeout()));
-    }
-    try {
-      while (!run.stopping()) {
-        try {
-          ensureConnection();
-          BatchRunner.recordFailures(wc, ctx, failures);
-          LOG.warn(
-              "inbox {}: a batch of {} timed out after {}; rolled back and recorded as failed attempts",
-              ctx.inbox(),
-              failures.size(),
-              ctx.options().processingTimeout());
-          return;
-        } catch (SQLException e) {
-          connectionLost(e);
-        }
+  private BatchRunner.Tracker tracker(ClaimQueue.Order order) {
+    return new BatchRunner.Tracker() {
+      @Override
+      public void claimed(int count) {
+        shared.queue().claimed(order, count);
       }
-    } finally {
-      run.dispatchDone(timedOutDispatch, failures.size(), false);
-    }
+
+      @Override
+      public Runnable watch(InFlightBatch batch) {
+        return shared
+            .watchdog()
+            .watch(batch, b -> shared.startProcessor().accept(new Processor(shared, b, order)));
+      }
+    };
   }
 
-  private void ensureConnection() throws SQLException {
-    if (wc == null) {
-      wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "processor");
-    }
-  }
-
-  private void connectionLost(SQLException e) throws InterruptedException {
-    closeConnection();
-    ctx.metrics().reconnects.increment();
-    java.time.Duration delay = backoff.next();
+  private void connectionLost(Throwable e) throws InterruptedException {
+    Duration delay = backoff.next();
+    ctx.events().connectionLost(e, delay, false);
     LOG.warn(
         "inbox {}: processor connection failed ({}); retrying in {} ms",
         ctx.inbox(),
         e.getMessage(),
         delay.toMillis());
-    run.sleep(delay);
-  }
-
-  private void closeConnection() {
-    if (wc != null) {
-      wc.close();
-      wc = null;
-    }
+    shared.run().sleep(delay);
   }
 }

@@ -27,7 +27,7 @@ final class ReconnectLoop {
    *     hears about (the LISTEN connection, or the coordinator's in poll-only mode)
    */
   static void run(
-      WorkerRun run, WorkerContext ctx, String role, boolean reportsState, Session session) {
+      RunControl run, WorkerContext ctx, String role, boolean reportsState, Session session) {
     Backoff backoff =
         new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
     try {
@@ -35,14 +35,12 @@ final class ReconnectLoop {
         WorkerConnection wc = null;
         try {
           wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, role);
-          run.register(wc);
+          run.opened(wc);
           session.run(
               wc,
               () -> {
                 backoff.reset();
-                if (reportsState) {
-                  ctx.listener().connected();
-                }
+                ctx.events().connected(reportsState);
               });
           return;
         } catch (SQLException e) {
@@ -50,20 +48,17 @@ final class ReconnectLoop {
             return;
           }
           Duration delay = backoff.next();
-          ctx.metrics().reconnects.increment();
           LOG.warn(
               "inbox {}: {} connection failed ({}); retrying in {} ms",
               ctx.inbox(),
               role,
               e.getMessage(),
               delay.toMillis());
-          if (reportsState) {
-            ctx.listener().connectionLost(e, delay);
-          }
+          ctx.events().connectionLost(e, delay, reportsState);
           run.sleep(delay);
         } finally {
           if (wc != null) {
-            run.unregister(wc);
+            run.closed(wc);
             wc.close();
           }
         }

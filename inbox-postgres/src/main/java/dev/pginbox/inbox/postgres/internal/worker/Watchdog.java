@@ -12,47 +12,72 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * The batches of one run whose handlers are running, and the in-JVM processing timeout on each.
- * (The server-side bound set by the claim, {@link ServerBound}, is the net below it.)
+ * The batches of one run whose handlers are running, and the in-JVM processing timeout on each part
+ * of them (the server-side bound set by the claim, {@link ServerBound}, is the net below it). At
+ * the timeout it takes the batch from its processor and hands it to {@code onTimeout}, which ends
+ * it on another thread; if that has not happened by the server-side bound, the batch's connection
+ * is closed (the batch then goes back uncharged).
  */
 final class Watchdog {
 
   private final ScheduledExecutorService timer;
   private final long timeoutNanos;
-  private final Set<Batch> inFlight = ConcurrentHashMap.newKeySet();
+  private final long releaseLimitNanos;
+  private final Set<InFlightBatch> inFlight = ConcurrentHashMap.newKeySet();
 
   Watchdog(ThreadFactory threads, Duration timeout) {
     this.timer = Executors.newSingleThreadScheduledExecutor(threads);
     this.timeoutNanos = timeout.toNanos();
+    this.releaseLimitNanos = ServerBound.of(timeout).minus(timeout).toNanos();
   }
 
   /**
-   * Watches a batch whose handler starts now: {@code onTimeout} runs if it is still in flight at
-   * the timeout. Returns what to call when the handler is done.
+   * Watches a batch whose handler starts now; returns what to call when the handler is done. {@code
+   * onTimeout} gets the batch once it is taken away.
    */
-  Runnable watch(Batch batch, Consumer<Batch> onTimeout) {
+  Runnable watch(InFlightBatch batch, Consumer<InFlightBatch> onTimeout) {
     inFlight.add(batch);
-    ScheduledFuture<?> scheduled;
-    try {
-      scheduled = timer.schedule(() -> onTimeout.accept(batch), timeoutNanos, TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException stopped) {
-      scheduled = null; // the worker is stopping: the shutdown itself takes batches away now
-    }
-    ScheduledFuture<?> armed = scheduled;
+    Runnable unwatch = () -> inFlight.remove(batch);
+    ScheduledFuture<?>[] armed = new ScheduledFuture<?>[1];
+    Runnable check =
+        new Runnable() {
+          @Override
+          public void run() {
+            if (!inFlight.contains(batch)) {
+              return;
+            }
+            long due = batch.partStartNanos() + timeoutNanos - System.nanoTime();
+            if (due > 0) { // a later part is running: its own timeout counts
+              armed[0] = schedule(this, due);
+              return;
+            }
+            if (batch.timeOut()) {
+              inFlight.remove(batch);
+              schedule(() -> batch.connection.abort(), releaseLimitNanos);
+              onTimeout.accept(batch);
+            }
+          }
+        };
+    armed[0] = schedule(check, timeoutNanos);
     return () -> {
-      if (armed != null) {
-        armed.cancel(false);
+      unwatch.run();
+      ScheduledFuture<?> f = armed[0];
+      if (f != null) {
+        f.cancel(false);
       }
-      inFlight.remove(batch);
     };
   }
 
-  void forget(Batch batch) {
-    inFlight.remove(batch);
+  private ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+    try {
+      return timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException stopped) {
+      return null; // the worker is stopping: the shutdown itself takes batches away now
+    }
   }
 
   /** The batches whose handlers are running now. */
-  Iterable<Batch> inFlight() {
+  Iterable<InFlightBatch> inFlight() {
     return inFlight;
   }
 

@@ -1,36 +1,44 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
+import dev.pginbox.inbox.InboxNames;
+import dev.pginbox.inbox.postgres.internal.SqlResources;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
-import javax.sql.DataSource;
+import org.jdbi.v3.core.ConnectionException;
+import org.jdbi.v3.core.ConnectionFactory;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Handles;
 import org.jdbi.v3.core.Jdbi;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One physical connection of a worker, with its Jdbi handle (what a handler unwraps) and its
- * prepared statements kept for the connection's life, so the hot path reuses server-side plans.
+ * One connection of a worker with the worker's statements (files next to this class, {@code
+ * <inbox>} the validated inbox name), prepared once and kept for the connection's life so the hot
+ * path reuses server-side plans, and the Jdbi handle a handler unwraps. Either opened by the worker
+ * (and closed by it) or borrowed from a {@link
+ * dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary} for one transaction.
  */
 final class WorkerConnection implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(WorkerConnection.class);
 
-  private final Handle handle;
   private final Connection connection;
+  private final boolean owned;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
   private final String inbox;
-  private final int backendPid;
+  private Handle handle;
 
-  private WorkerConnection(Handle handle, String inbox) throws SQLException {
+  private WorkerConnection(Connection connection, Handle handle, boolean owned, String inbox) {
+    this.connection = connection;
     this.handle = handle;
-    this.connection = handle.getConnection();
-    this.inbox = inbox;
-    this.backendPid = connection.unwrap(PGConnection.class).getBackendPID();
+    this.owned = owned;
+    this.inbox = InboxNames.requireValid(inbox);
   }
 
   /**
@@ -43,34 +51,39 @@ final class WorkerConnection implements AutoCloseable {
     Handle handle;
     try {
       handle = jdbi.open();
-    } catch (org.jdbi.v3.core.ConnectionException e) {
+    } catch (ConnectionException e) {
       throw e.getCause() instanceof SQLException sql
           ? sql
           : new SQLException(e.getMessage(), "08001", e);
     }
     try {
-      try (java.sql.Statement s = handle.getConnection().createStatement()) {
+      Connection c = handle.getConnection();
+      try (Statement s = c.createStatement()) {
         // A bound value is not possible in SET; the name is [a-z0-9_] and the role a constant.
         s.execute("SET application_name = 'inbox:" + inbox + ":" + role + "'");
       }
-      handle.getConnection().setAutoCommit(!transactional);
+      c.setAutoCommit(!transactional);
       // Every claim (and the lease guard of the automatic mode) relies on READ COMMITTED: each
       // statement sees what committed before it. A database whose default is REPEATABLE READ or
       // SERIALIZABLE would hand the guard a snapshot older than a lease move.
-      handle
-          .getConnection()
-          .setTransactionIsolation(java.sql.Connection.TRANSACTION_READ_COMMITTED);
-      return new WorkerConnection(handle, inbox);
+      c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      return new WorkerConnection(c, handle, true, inbox);
     } catch (SQLException | RuntimeException e) {
       closeQuietly(handle);
       throw e;
     }
   }
 
-  static Jdbi jdbi(DataSource dataSource) {
+  /** A boundary's connection, for one transaction: closing this leaves it open. */
+  static WorkerConnection borrow(Connection connection, String inbox) {
+    return new WorkerConnection(connection, null, false, inbox);
+  }
+
+  /** Jdbi for the worker's own connections. */
+  static Jdbi jdbi(javax.sql.DataSource dataSource) {
     Jdbi jdbi = Jdbi.create(dataSource);
     // The worker owns the transaction; a handle closed while one is open (abort, shutdown) is fine.
-    jdbi.getConfig(org.jdbi.v3.core.Handles.class).setForceEndTransactions(false);
+    jdbi.getConfig(Handles.class).setForceEndTransactions(false);
     return jdbi;
   }
 
@@ -78,19 +91,40 @@ final class WorkerConnection implements AutoCloseable {
     return connection;
   }
 
-  Handle handle() {
-    return handle;
+  /** Whether this is the same physical connection as {@code other} (a boundary may reuse one). */
+  boolean wraps(Connection other) {
+    return connection == other;
   }
 
-  int backendPid() {
-    return backendPid;
+  /** The Jdbi handle on this connection; on a borrowed one made when first asked for. */
+  Handle handle() {
+    if (handle == null) {
+      ConnectionFactory borrowed =
+          new ConnectionFactory() {
+            @Override
+            public Connection openConnection() {
+              return connection;
+            }
+
+            @Override
+            public void closeConnection(Connection toClose) {
+              // The boundary owns the connection.
+            }
+          };
+      Jdbi jdbi = Jdbi.create(borrowed);
+      jdbi.getConfig(Handles.class).setForceEndTransactions(false);
+      handle = jdbi.open();
+    }
+    return handle;
   }
 
   /** The prepared statement of SQL resource {@code name}, prepared once per connection. */
   PreparedStatement statement(String name) throws SQLException {
     PreparedStatement ps = statements.get(name);
     if (ps == null) {
-      ps = connection.prepareStatement(Sql.load(name, inbox));
+      ps =
+          connection.prepareStatement(
+              SqlResources.get(WorkerConnection.class, name, Map.of("inbox", inbox)));
       statements.put(name, ps);
     }
     return ps;
@@ -114,6 +148,14 @@ final class WorkerConnection implements AutoCloseable {
     }
   }
 
+  boolean isClosed() {
+    try {
+      return connection.isClosed();
+    } catch (SQLException e) {
+      return true;
+    }
+  }
+
   void rollbackQuietly() {
     try {
       if (!connection.isClosed() && !connection.getAutoCommit()) {
@@ -124,10 +166,21 @@ final class WorkerConnection implements AutoCloseable {
     }
   }
 
+  /** Closes an owned connection (rolling back); a borrowed one only loses its statements. */
   @Override
   public void close() {
-    rollbackQuietly();
-    closeQuietly(handle);
+    if (owned) {
+      rollbackQuietly();
+      closeQuietly(handle);
+    } else {
+      for (PreparedStatement ps : statements.values()) {
+        try {
+          ps.close();
+        } catch (SQLException e) {
+          LOG.debug("closing a statement failed", e);
+        }
+      }
+    }
   }
 
   private static void closeQuietly(Handle handle) {

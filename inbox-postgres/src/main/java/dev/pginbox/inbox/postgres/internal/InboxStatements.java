@@ -11,17 +11,17 @@ import java.io.IOException;
 import java.util.Locale;
 
 /**
- * The static statements of the Java API (files under {@code InboxQueries/}) and the mapping of
+ * The static statements of the Java API (files under {@code InboxStatements/}) and the mapping of
  * their results. Every statement calls a function of the SQL API; nothing here re-implements it.
  */
-public final class InboxQueries {
+public final class InboxStatements {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private InboxQueries() {}
+  private InboxStatements() {}
 
   public static String sql(String name) {
-    return SqlResources.get(InboxQueries.class, name);
+    return SqlResources.get(InboxStatements.class, name);
   }
 
   public static InboxHealth health(String json) {

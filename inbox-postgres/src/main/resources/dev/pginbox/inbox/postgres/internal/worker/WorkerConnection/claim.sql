@@ -8,4 +8,4 @@ SELECT c.*
 FROM (SELECT ?::integer AS lim,
              set_config('idle_in_transaction_session_timeout', ?, true) AS idle_bound,
              set_config('statement_timeout', ?, true) AS statement_bound) AS s,
-     LATERAL inbox.claim_${inbox}(s.lim, ?::integer[]) AS c
+     LATERAL inbox.claim_<inbox>(s.lim, ?::integer[]) AS c

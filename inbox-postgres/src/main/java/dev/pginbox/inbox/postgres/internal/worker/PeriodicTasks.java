@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * and in the automatic partition mode the lease heartbeat on a thread of its own (a slow sweep must
  * not delay a heartbeat past the lease).
  */
-final class Background {
+final class PeriodicTasks {
 
   private final WorkerContext ctx;
   private final Threads threads;
@@ -20,7 +20,7 @@ final class Background {
   private ScheduledExecutorService leases;
   private LeaseKeeper leaseKeeper;
 
-  Background(WorkerContext ctx, Threads threads, Runnable onLeaseChange) {
+  PeriodicTasks(WorkerContext ctx, Threads threads, Runnable onLeaseChange) {
     this.ctx = ctx;
     this.threads = threads;
     this.onLeaseChange = onLeaseChange;

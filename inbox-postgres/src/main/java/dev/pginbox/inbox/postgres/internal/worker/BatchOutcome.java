@@ -1,0 +1,56 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+/**
+ * How one batch ended, as a value the processor acts on: what it tells the coordinator, whether it
+ * backs off, and whether its thread goes on.
+ *
+ * @param claimed the messages the claim took (0 when it took none or gave them back)
+ * @param cause the error behind a connection loss, a rollback or an abort; null otherwise
+ */
+record BatchOutcome(Kind kind, int claimed, Throwable cause) {
+
+  enum Kind {
+    /** Nothing to claim, or fewer than the order's minimum (given back for a count to decide). */
+    EMPTY,
+    /** Committed: messages processed, failed attempts recorded, in one transaction. */
+    COMMITTED,
+    /** The transaction rolled back (its commit failed); the failed attempts were recorded after. */
+    ROLLED_BACK,
+    /** The connection failed: the server gave the messages back untouched, nobody is charged. */
+    CONNECTION_LOST,
+    /**
+     * The processing timeout took the batch away; a replacement processor records its outcome on
+     * the batch's connection and takes this thread's place.
+     */
+    TIMED_OUT,
+    /** Stop took the batch away after the shutdown grace (rolled back, nobody charged). */
+    STOPPED,
+    /** The handler threw HandlerAbortException: rolled back, the worker stops. */
+    HANDLER_ABORTED
+  }
+
+  static BatchOutcome empty() {
+    return new BatchOutcome(Kind.EMPTY, 0, null);
+  }
+
+  static BatchOutcome committed(int claimed) {
+    return new BatchOutcome(Kind.COMMITTED, claimed, null);
+  }
+
+  static BatchOutcome rolledBack(int claimed, Throwable reason) {
+    return new BatchOutcome(Kind.ROLLED_BACK, claimed, reason);
+  }
+
+  static BatchOutcome connectionLost(int claimed, Throwable cause) {
+    return new BatchOutcome(Kind.CONNECTION_LOST, claimed, cause);
+  }
+
+  static BatchOutcome takenAway(InFlightBatch batch) {
+    return new BatchOutcome(
+        batch.timedOut() ? Kind.TIMED_OUT : Kind.STOPPED, batch.eventIds.size(), null);
+  }
+
+  static BatchOutcome handlerAborted(int claimed, Throwable cause) {
+    return new BatchOutcome(Kind.HANDLER_ABORTED, claimed, cause);
+  }
+}

@@ -1,0 +1,125 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.WorkerListener.DispatchReason;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The hand-over from the coordinator (and the listener) to the processors of one run: orders to
+ * claim a batch, a slot per order in flight, and the messages those orders reserve (so a count does
+ * not dispatch them twice). When an order is done it tells the coordinator what to do next.
+ */
+final class ClaimQueue {
+
+  /**
+   * An order to claim one batch. It holds a slot and reserves batchSize of the counted waiting
+   * messages until the claim says how many it got, then that many until the batch's transaction
+   * ends (they still look pending to the count meanwhile).
+   */
+  static final class Order {
+    /** Null: decided by the claim (a full batch MAX_REACHED, fewer TIMEOUT). */
+    final DispatchReason reason;
+
+    /** Fewer messages than this and the claim is given back (rolled back) for a count to decide. */
+    final int minimum;
+
+    private volatile int reservation;
+    private final AtomicBoolean done = new AtomicBoolean();
+
+    private Order(DispatchReason reason, int minimum, int reservation) {
+      this.reason = reason;
+      this.minimum = minimum;
+      this.reservation = reservation;
+    }
+  }
+
+  /** Put in the queue at stop: wakes the idle processors at once. */
+  private static final Order STOP = new Order(DispatchReason.MANUAL, 1, 0);
+
+  private final int batchSize;
+  private final Wakeups wakeups;
+  // One order more than processors: the next batch waits in the queue while the current one runs,
+  // so counting for it is off the critical path (full batches back to back).
+  private final Semaphore slots;
+  private final AtomicInteger reserved = new AtomicInteger();
+  private final LinkedBlockingQueue<Order> queue = new LinkedBlockingQueue<>();
+
+  ClaimQueue(int concurrency, int batchSize, Wakeups wakeups) {
+    this.batchSize = batchSize;
+    this.wakeups = wakeups;
+    this.slots = new Semaphore(concurrency + 1);
+  }
+
+  boolean hasFreeSlot() {
+    return slots.availablePermits() > 0;
+  }
+
+  /** Messages held by orders in flight: counted as waiting, but already someone's. */
+  int reserved() {
+    return reserved.get();
+  }
+
+  /** Queues an order for a free processor; false (and nothing queued) when no slot is free. */
+  boolean offer(DispatchReason reason, int minimum) {
+    if (!slots.tryAcquire()) {
+      return false;
+    }
+    reserved.addAndGet(batchSize);
+    queue.add(new Order(reason, minimum, batchSize));
+    return true;
+  }
+
+  /** The next order for a processor; null once the run stops. */
+  Order next(BooleanSupplier stopping) throws InterruptedException {
+    while (!stopping.getAsBoolean()) {
+      Order order = queue.poll(1, TimeUnit.SECONDS);
+      if (order == STOP) {
+        queue.add(STOP); // for the next processor
+        return null;
+      }
+      if (order != null) {
+        return order;
+      }
+    }
+    return null;
+  }
+
+  /** The claim said how many messages the order got: reserve that many instead of a batch. */
+  void claimed(Order order, int count) {
+    int before = order.reservation;
+    order.reservation = count;
+    reserved.addAndGet(count - before);
+  }
+
+  /**
+   * Gives the order's slot and reservation back (once) and tells the coordinator: a full batch
+   * hints at more waiting (unless a batch is one message), a failed one or a claim given back for
+   * being short of its minimum leaves the decision to a count, an empty claim frees a processor.
+   */
+  void done(Order order, int claimed, boolean failed) {
+    if (!order.done.compareAndSet(false, true)) {
+      return;
+    }
+    reserved.addAndGet(-order.reservation);
+    slots.release();
+    Wakeups.Event next;
+    if (failed) {
+      next = Wakeups.Event.RECHECK;
+    } else if (claimed == 0) {
+      next = order.minimum > 1 ? Wakeups.Event.RECHECK : Wakeups.Event.SLOT_FREE;
+    } else if (claimed >= batchSize && batchSize > 1) {
+      next = Wakeups.Event.BATCH_FULL;
+    } else {
+      next = Wakeups.Event.BATCH_DONE;
+    }
+    wakeups.post(next);
+  }
+
+  void stop() {
+    queue.add(STOP);
+  }
+}

@@ -1,0 +1,65 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
+import java.sql.SQLException;
+import org.jdbi.v3.core.Jdbi;
+
+/**
+ * The default batch transaction boundary: one connection of a processor's own, taken from the
+ * worker's DataSource with autocommit off, kept across batches (its prepared statements with it),
+ * and replaced after it failed. Used by one processor thread only.
+ */
+final class DedicatedConnection implements BatchTransactionBoundary, AutoCloseable {
+
+  private final Jdbi jdbi;
+  private final String inbox;
+  private WorkerConnection wc;
+
+  DedicatedConnection(Jdbi jdbi, String inbox) {
+    this.jdbi = jdbi;
+    this.inbox = inbox;
+  }
+
+  @Override
+  public <T> T inTransaction(Work<T> work) throws SQLException {
+    if (wc == null || wc.isClosed()) {
+      close();
+      wc = WorkerConnection.open(jdbi, inbox, true, "processor");
+    }
+    WorkerConnection current = wc;
+    boolean[] rollbackOnly = {false};
+    T result;
+    try {
+      result = work.run(current.connection(), () -> rollbackOnly[0] = true);
+    } catch (SQLException | RuntimeException e) {
+      endAfterFailure(current, e);
+      throw e;
+    }
+    try {
+      if (rollbackOnly[0]) {
+        current.connection().rollback();
+      } else {
+        current.connection().commit();
+      }
+    } catch (SQLException | RuntimeException e) {
+      endAfterFailure(current, e);
+      throw e;
+    }
+    return result;
+  }
+
+  private void endAfterFailure(WorkerConnection current, Exception e) {
+    current.rollbackQuietly();
+    if (current.isClosed() || SqlStates.isConnectionLoss(SqlStates.of(e))) {
+      close();
+    }
+  }
+
+  @Override
+  public void close() {
+    if (wc != null) {
+      wc.close();
+      wc = null;
+    }
+  }
+}

@@ -1,0 +1,171 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.BatchResult;
+import dev.pginbox.inbox.HandlerAbortException;
+import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.Outcome;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hands a claimed batch to the application's handler, part by part, each part in a savepoint of the
+ * batch's transaction (see {@link InFlightBatch}):
+ *
+ * <ul>
+ *   <li>a message handler gets one message per part; a failure undoes that message's writes and is
+ *       charged to it alone;
+ *   <li>a batch handler gets the whole batch; when it throws, nobody is charged yet: the part's
+ *       writes are undone and it is handed over again in halves, down to single messages, and only
+ *       a message that fails alone is charged (a timed-out part is split by {@link Suspects} the
+ *       same way, over the next batches).
+ * </ul>
+ */
+final class HandlerCalls {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HandlerCalls.class);
+
+  /** What the handler made of the batch; {@code takenAway}: it timed out or the worker stopped. */
+  record Handled(boolean takenAway, List<Failure> failures, int processed, int skipped) {}
+
+  private final WorkerContext ctx;
+  private final Suspects suspects;
+
+  /** Set each part's savepoint before the handler runs (it may write around unwrap). */
+  private final boolean eagerSavepoints;
+
+  HandlerCalls(WorkerContext ctx, Suspects suspects) {
+    this.ctx = ctx;
+    this.suspects = suspects;
+    this.eagerSavepoints = ctx.boundary() != null;
+  }
+
+  /** Runs the handler over the batch; HandlerAbortException goes up. */
+  Handled handle(List<InboxMessage> messages, InFlightBatch batch) throws SQLException {
+    Tally tally = new Tally();
+    boolean complete =
+        ctx.batchHandler() != null
+            ? handleInParts(messages, batch, tally)
+            : handleEach(messages, batch, tally);
+    return new Handled(
+        !complete, complete ? batch.failures() : List.of(), tally.processed, tally.skipped);
+  }
+
+  /** False when the batch was taken away. */
+  private boolean handleEach(List<InboxMessage> messages, InFlightBatch batch, Tally tally)
+      throws SQLException {
+    for (InboxMessage m : messages) {
+      List<String> id = List.of(m.eventId());
+      if (!batch.beginPart(id, eagerSavepoints)) {
+        return false;
+      }
+      Outcome outcome = null;
+      Exception error = null;
+      long start = System.nanoTime();
+      try {
+        outcome = ctx.messageHandler().handle(m, new PartTransaction(batch));
+      } catch (HandlerAbortException e) {
+        throw e;
+      } catch (Exception e) {
+        error = e;
+        LOG.debug("inbox {}: handler failed on {}", ctx.inbox(), m.eventId(), e);
+      } finally {
+        ctx.events().handlerNanos(System.nanoTime() - start);
+      }
+      boolean succeeded = error == null && (outcome == null || outcome.marksProcessed());
+      List<Failure> failure =
+          succeeded
+              ? List.of()
+              : List.of(
+                  error != null
+                      ? Failure.of(m.eventId(), error)
+                      : Failure.of(m.eventId(), outcome));
+      if (!batch.endPart(succeeded, failure, id)) {
+        return false;
+      }
+      if (succeeded) {
+        tally.count(outcome);
+      }
+    }
+    return true;
+  }
+
+  /** False when the batch was taken away. */
+  private boolean handleInParts(List<InboxMessage> messages, InFlightBatch batch, Tally tally)
+      throws SQLException {
+    Deque<List<InboxMessage>> parts = new ArrayDeque<>(suspects.parts(messages));
+    while (!parts.isEmpty()) {
+      List<InboxMessage> part = parts.pollFirst();
+      List<String> ids = idsOf(part);
+      if (!batch.beginPart(ids, eagerSavepoints)) {
+        return false;
+      }
+      BatchResult result = null;
+      Exception error = null;
+      long start = System.nanoTime();
+      try {
+        result = ctx.batchHandler().handle(List.copyOf(part), new PartTransaction(batch));
+      } catch (HandlerAbortException e) {
+        throw e;
+      } catch (Exception e) {
+        error = e;
+        LOG.debug("inbox {}: batch handler failed on {} messages", ctx.inbox(), part.size(), e);
+      } finally {
+        ctx.events().handlerNanos(System.nanoTime() - start);
+      }
+      boolean ended;
+      if (error == null) {
+        ended = batch.endPart(true, outcomes(part, result, tally), ids);
+      } else if (part.size() == 1) {
+        ended = batch.endPart(false, List.of(Failure.of(ids.get(0), error)), ids);
+      } else {
+        ended = batch.endPart(false, List.of(), List.of());
+        int half = (part.size() + 1) / 2;
+        parts.addFirst(part.subList(half, part.size()));
+        parts.addFirst(part.subList(0, half));
+      }
+      if (!ended) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static List<Failure> outcomes(List<InboxMessage> part, BatchResult result, Tally tally) {
+    List<Failure> failures = new ArrayList<>();
+    for (InboxMessage m : part) {
+      Outcome outcome = result == null ? Outcome.processed() : result.outcomeOf(m.eventId());
+      if (outcome.marksProcessed()) {
+        tally.count(outcome);
+      } else {
+        failures.add(Failure.of(m.eventId(), outcome));
+      }
+    }
+    return failures;
+  }
+
+  static List<String> idsOf(List<InboxMessage> messages) {
+    List<String> ids = new ArrayList<>(messages.size());
+    for (InboxMessage m : messages) {
+      ids.add(m.eventId());
+    }
+    return ids;
+  }
+
+  private static final class Tally {
+    int processed;
+    int skipped;
+
+    void count(Outcome outcome) {
+      if (outcome != null && outcome.kind() == Outcome.Kind.SKIPPED) {
+        skipped++;
+      } else {
+        processed++;
+      }
+    }
+  }
+}

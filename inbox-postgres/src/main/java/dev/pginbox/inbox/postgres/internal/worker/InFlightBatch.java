@@ -1,0 +1,193 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.InboxException;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A claimed batch while its handler runs, and the progress a timeout needs to end it fairly.
+ *
+ * <p>The handler works through the batch in parts (a message for a message handler, the batch or a
+ * piece of it for a batch handler), each in a savepoint named {@value #SAVEPOINT}. Who ends the
+ * batch is decided once, by compare-and-set: the processor (about to commit), the watchdog
+ * (processing timeout) or stop (grace period over). Every step of the processor on the batch's
+ * connection happens under this object's lock and only while the batch is still its own, so the
+ * replacement that ends a timed-out batch sees a consistent picture and has the connection to
+ * itself (except for what the stuck handler does, which the savepoint undoes).
+ */
+final class InFlightBatch {
+
+  static final String SAVEPOINT = "inbox_part";
+
+  private enum State {
+    HANDLING,
+    FINISHING,
+    TIMED_OUT,
+    STOPPED
+  }
+
+  /** What a timed-out batch's replacement needs: see {@link TimeoutRecovery}. */
+  record Progress(
+      List<Failure> failures, List<String> part, boolean partSavepoint, List<String> untouched) {}
+
+  final List<String> eventIds;
+  final WorkerConnection connection;
+  private final Thread thread;
+  private final AtomicReference<State> state = new AtomicReference<>(State.HANDLING);
+  private final CountDownLatch released = new CountDownLatch(1);
+
+  // Guarded by this.
+  private final List<Failure> failures = new ArrayList<>();
+  private final Set<String> finished = new HashSet<>();
+  private List<String> part = List.of();
+  private Savepoint savepoint;
+  private volatile long partStartNanos = System.nanoTime();
+
+  InFlightBatch(List<String> eventIds, WorkerConnection connection, Thread thread) {
+    this.eventIds = List.copyOf(eventIds);
+    this.connection = connection;
+    this.thread = thread;
+  }
+
+  /** Starts a part; false when the batch was taken away. {@code eager}: set the savepoint now. */
+  synchronized boolean beginPart(List<String> ids, boolean eager) throws SQLException {
+    if (takenAway()) {
+      return false;
+    }
+    part = List.copyOf(ids);
+    savepoint = null;
+    partStartNanos = System.nanoTime();
+    if (eager) {
+      ensureSavepoint();
+    }
+    return true;
+  }
+
+  /** Sets the part's savepoint before the handler's first write (see {@link PartTransaction}). */
+  synchronized void ensureSavepoint() throws SQLException {
+    if (takenAway()) {
+      throw new InboxException(
+          "the batch passed its processing timeout or the worker stopped", null);
+    }
+    if (savepoint == null) {
+      savepoint = connection.connection().setSavepoint(SAVEPOINT);
+    }
+  }
+
+  /**
+   * Ends the current part: keeps its writes or rolls them back, adds its failures and marks {@code
+   * done} finished (a part given back for a retry in pieces finishes nothing). False when the batch
+   * was taken away meanwhile.
+   */
+  synchronized boolean endPart(boolean keep, List<Failure> partFailures, List<String> done)
+      throws SQLException {
+    if (takenAway()) {
+      return false;
+    }
+    if (savepoint != null) {
+      if (!keep) {
+        connection.connection().rollback(savepoint);
+      }
+      connection.connection().releaseSavepoint(savepoint);
+      savepoint = null;
+    }
+    failures.addAll(partFailures);
+    finished.addAll(done);
+    part = List.of();
+    return true;
+  }
+
+  /** The failures of the parts so far (the processor records them when it finishes). */
+  synchronized List<Failure> failures() {
+    return List.copyOf(failures);
+  }
+
+  synchronized Progress progress() {
+    List<String> untouched = new ArrayList<>();
+    for (String id : eventIds) {
+      if (!finished.contains(id) && !part.contains(id)) {
+        untouched.add(id);
+      }
+    }
+    return new Progress(List.copyOf(failures), part, savepoint != null, untouched);
+  }
+
+  /** When the running part started (System.nanoTime): the timeout counts from there. */
+  long partStartNanos() {
+    return partStartNanos;
+  }
+
+  /** The processor's claim to finish the batch itself; false when it was taken away. */
+  boolean finish() {
+    return state.compareAndSet(State.HANDLING, State.FINISHING);
+  }
+
+  /**
+   * The watchdog takes the batch: cancels the handler's statement and interrupts it; the connection
+   * stays open for the replacement to end the batch on, which then calls {@link #released()}.
+   */
+  boolean timeOut() {
+    if (!state.compareAndSet(State.HANDLING, State.TIMED_OUT)) {
+      return false;
+    }
+    connection.cancel();
+    thread.interrupt();
+    return true;
+  }
+
+  /** Stop takes the batch: closes its connection (the server rolls back, nobody is charged). */
+  boolean stop() {
+    if (!state.compareAndSet(State.HANDLING, State.STOPPED)) {
+      return false;
+    }
+    connection.cancel();
+    connection.abort();
+    thread.interrupt();
+    released.countDown();
+    return true;
+  }
+
+  boolean takenAway() {
+    State s = state.get();
+    return s == State.TIMED_OUT || s == State.STOPPED;
+  }
+
+  boolean timedOut() {
+    return state.get() == State.TIMED_OUT;
+  }
+
+  /** Whoever took the batch is done with its connection. */
+  void released() {
+    released.countDown();
+  }
+
+  /**
+   * The processor whose batch was taken waits (bounded) until the taker is done with the
+   * connection, so that ending its own transaction cannot cut into the taker's statements.
+   */
+  void awaitReleased(long timeoutNanos) {
+    boolean interrupted = Thread.interrupted();
+    long deadline = System.nanoTime() + timeoutNanos;
+    try {
+      while (true) {
+        try {
+          released.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

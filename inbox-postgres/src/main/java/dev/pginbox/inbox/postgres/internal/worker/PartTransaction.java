@@ -1,0 +1,50 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.InboxException;
+import dev.pginbox.inbox.InboxTransaction;
+import java.sql.Connection;
+import java.sql.SQLException;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The transaction handed to a handler for one part of a batch (a message, or a batch handler's
+ * messages). The part's savepoint is set when the handler first unwraps the transaction: with the
+ * worker's own connections every database write goes through {@link #unwrap}, so a handler that
+ * never touches the database needs no savepoint, and the success path costs no round trip per
+ * message. (With a {@link dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary} the handler may
+ * write through its framework instead, so the savepoint is set before the part begins.)
+ */
+final class PartTransaction implements InboxTransaction {
+
+  private final InFlightBatch batch;
+
+  PartTransaction(InFlightBatch batch) {
+    this.batch = batch;
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> type) {
+    WorkerConnection wc = batch.connection;
+    Object target;
+    if (type.isInstance(wc.connection())) {
+      target = wc.connection();
+    } else if (type == Handle.class) {
+      target = wc.handle();
+    } else {
+      throw new InboxException(
+          "this transaction unwraps to "
+              + Handle.class.getName()
+              + " or "
+              + Connection.class.getName()
+              + ", not "
+              + type.getName(),
+          null);
+    }
+    try {
+      batch.ensureSavepoint();
+    } catch (SQLException e) {
+      throw new InboxException("cannot set the savepoint of the handler's work", null, e);
+    }
+    return type.cast(target);
+  }
+}

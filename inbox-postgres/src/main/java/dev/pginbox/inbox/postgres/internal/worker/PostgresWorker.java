@@ -1,0 +1,193 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.BatchHandler;
+import dev.pginbox.inbox.ClaimPermits;
+import dev.pginbox.inbox.InboxException;
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.MessageHandler;
+import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.WorkerListener;
+import dev.pginbox.inbox.WorkerListener.DispatchReason;
+import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PostgreSQL {@link InboxWorker}: its lifecycle (at most one {@link RunningWorker} at a time:
+ * start makes one, stop ends it), the failure that stopped it, and {@link #runOnce()}. The only
+ * public way into this package, used by {@code dev.pginbox.inbox.postgres.PostgresInboxWorker}.
+ */
+public final class PostgresWorker implements InboxWorker {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PostgresWorker.class);
+
+  private final WorkerContext ctx;
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private RunningWorker run;
+
+  /** Open (count 1) while a run is going; a worker never started counts as terminated. */
+  private volatile CountDownLatch terminated = new CountDownLatch(0);
+
+  private PostgresWorker(WorkerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /**
+   * A worker from what the builder collected and validated. Exactly one of the two handlers is
+   * non-null; a null {@code boundary} means the worker's own connections.
+   */
+  public static InboxWorker create(
+      DataSource dataSource,
+      WorkerOptions options,
+      MessageHandler messageHandler,
+      BatchHandler batchHandler,
+      ClaimPermits permits,
+      BatchTransactionBoundary boundary,
+      WorkerListener listener,
+      MeterRegistry registry,
+      String workerId,
+      Duration gaugeInterval,
+      Duration retentionInterval,
+      int retentionBatchSize) {
+    return new PostgresWorker(
+        new WorkerContext(
+            options,
+            workerId,
+            WorkerConnection.jdbi(dataSource),
+            messageHandler,
+            batchHandler,
+            permits,
+            boundary,
+            new WorkerEvents(registry, options.inbox(), listener),
+            new ClaimScope(options.partitions(), options.inbox(), workerId),
+            gaugeInterval,
+            retentionInterval,
+            retentionBatchSize));
+  }
+
+  @Override
+  public synchronized void start() {
+    if (run != null) {
+      throw new IllegalStateException("worker for inbox " + ctx.inbox() + " is already running");
+    }
+    failure.set(null);
+    terminated = new CountDownLatch(1);
+    run = new RunningWorker(ctx, this::fail);
+    run.start();
+    LOG.info(
+        "inbox {}: worker {} started (batch size {}, concurrency {}, {})",
+        ctx.inbox(),
+        ctx.workerId(),
+        ctx.options().batchSize(),
+        ctx.options().concurrency(),
+        ctx.options().listen() ? "LISTEN" : "poll only");
+  }
+
+  @Override
+  public void stop() {
+    RunningWorker r;
+    CountDownLatch done;
+    synchronized (this) {
+      r = run != null && run.beginStop() ? run : null;
+      done = terminated;
+    }
+    if (r == null) {
+      // Not running, or another thread is stopping it: wait for that.
+      try {
+        awaitTermination(Duration.ofMinutes(5));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return;
+    }
+    r.shutdown();
+    synchronized (this) {
+      run = null;
+    }
+    done.countDown();
+  }
+
+  @Override
+  public int runOnce() {
+    boolean running;
+    synchronized (this) {
+      running = run != null;
+    }
+    if (ctx.scope().automatic() && !running) {
+      // No heartbeat thread: take part in the leases once, so the claim has partitions to guard.
+      LeaseKeeper keeper =
+          new LeaseKeeper(
+              ctx, (PartitionAssignment.Automatic) ctx.options().partitions(), () -> {});
+      keeper.heartbeat();
+      keeper.closeConnection();
+    }
+    Suspects suspects = new Suspects();
+    DedicatedConnection own =
+        ctx.boundary() == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox()) : null;
+    try {
+      BatchRunner runner =
+          new BatchRunner(
+              ctx,
+              own != null ? own : ctx.boundary(),
+              suspects,
+              new OutcomeRecorder(ctx.inbox(), ctx.events()));
+      int batchSize = ctx.options().batchSize();
+      BatchOutcome outcome =
+          runner.run(
+              DispatchReason.MANUAL,
+              1,
+              batchSize,
+              new BatchRunner.Tracker() {
+                @Override
+                public void claimed(int count) {}
+
+                @Override
+                public Runnable watch(InFlightBatch batch) {
+                  return () -> {}; // runOnce has no watchdog: the server-side bound is its limit
+                }
+              });
+      return switch (outcome.kind()) {
+        case EMPTY, COMMITTED, ROLLED_BACK -> outcome.claimed();
+        case HANDLER_ABORTED -> throw (RuntimeException) outcome.cause();
+        default ->
+            throw new InboxException(
+                "runOnce failed: " + outcome.cause(), ctx.inbox(), outcome.cause());
+      };
+    } finally {
+      if (own != null) {
+        own.close();
+      }
+    }
+  }
+
+  @Override
+  public synchronized boolean isRunning() {
+    return run != null && !run.stopRequested();
+  }
+
+  @Override
+  public boolean awaitTermination(Duration timeout) throws InterruptedException {
+    return terminated.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public Optional<Throwable> failure() {
+    return Optional.ofNullable(failure.get());
+  }
+
+  /** A fatal error (the handler aborted): remember it and stop from another thread. */
+  private void fail(Throwable error) {
+    failure.compareAndSet(null, error);
+    Thread stopper = new Thread(this::stop, "inbox-" + ctx.inbox() + "-stopper");
+    stopper.setDaemon(true);
+    stopper.start();
+  }
+}

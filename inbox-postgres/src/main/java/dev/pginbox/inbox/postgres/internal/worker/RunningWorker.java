@@ -1,0 +1,152 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One start..stop of a worker: wires its threads (coordinator, processors, listener, watchdog,
+ * periodic tasks) and takes them all down again at stop. Each thread gets the few collaborators it
+ * needs ({@link RunControl}, the {@link ClaimQueue}, ...), never this object, and talks only to its
+ * own run, so a thread that outlives its run (a handler ignoring interruption) cannot touch the
+ * queue of a later one.
+ */
+final class RunningWorker implements RunControl {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RunningWorker.class);
+
+  /** After the grace period, how long stop waits for the threads whose batches it rolled back. */
+  private static final Duration ABORT_WAIT = Duration.ofSeconds(5);
+
+  private final WorkerContext ctx;
+  private final Consumer<Throwable> onFatal;
+  private final AtomicBoolean stopping = new AtomicBoolean();
+  private volatile boolean failed;
+  private final CountDownLatch stopLatch = new CountDownLatch(1);
+  private final Wakeups wakeups = new Wakeups();
+  private final ClaimQueue queue;
+  private final Set<WorkerConnection> connections = ConcurrentHashMap.newKeySet();
+  private final Threads threads;
+  private final Watchdog watchdog;
+  private final PeriodicTasks periodic;
+
+  /**
+   * {@code onFatal}: what to do when the handler aborts (remember the error and stop the worker).
+   */
+  RunningWorker(WorkerContext ctx, Consumer<Throwable> onFatal) {
+    this.ctx = ctx;
+    this.onFatal = onFatal;
+    this.queue = new ClaimQueue(ctx.options().concurrency(), ctx.options().batchSize(), wakeups);
+    this.threads = new Threads(ctx.inbox());
+    this.watchdog = new Watchdog(threads.factory("watchdog"), ctx.options().processingTimeout());
+    this.periodic = new PeriodicTasks(ctx, threads, () -> wakeups.post(Wakeups.Event.RECHECK));
+  }
+
+  void start() {
+    ctx.events().registerGauges();
+    periodic.start();
+    Suspects suspects = new Suspects();
+    OutcomeRecorder recorder = new OutcomeRecorder(ctx.inbox(), ctx.events());
+    Processor.Shared shared =
+        new Processor.Shared(
+            this,
+            ctx,
+            queue,
+            watchdog,
+            suspects,
+            recorder,
+            new TimeoutRecovery(ctx, suspects, recorder),
+            threads::startProcessor);
+    for (int i = 0; i < ctx.options().concurrency(); i++) {
+      threads.startProcessor(new Processor(shared));
+    }
+    if (ctx.options().listen()) {
+      threads.start(new NotificationListener(this, ctx, wakeups, queue), "listener");
+    }
+    threads.start(new Coordinator(this, ctx, wakeups, queue), "coordinator");
+  }
+
+  @Override
+  public boolean stopping() {
+    return stopping.get() || failed;
+  }
+
+  /** True once stop began. */
+  boolean stopRequested() {
+    return stopping.get();
+  }
+
+  @Override
+  public void fail(Throwable error) {
+    failed = true;
+    onFatal.accept(error);
+  }
+
+  @Override
+  public void sleep(Duration delay) throws InterruptedException {
+    stopLatch.await(delay.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void opened(WorkerConnection wc) {
+    connections.add(wc);
+    if (stopping.get()) {
+      wc.abort();
+    }
+  }
+
+  @Override
+  public void closed(WorkerConnection wc) {
+    connections.remove(wc);
+  }
+
+  /** True for the one caller that gets to stop this run. */
+  boolean beginStop() {
+    return stopping.compareAndSet(false, true);
+  }
+
+  /**
+   * Stops claiming, waits for in-flight batches up to the grace period, rolls back the rest by
+   * closing their connections, gives the leases back and waits for every thread.
+   */
+  void shutdown() {
+    stopLatch.countDown();
+    wakeups.post(Wakeups.Event.STOP);
+    queue.stop();
+    for (WorkerConnection wc : connections) {
+      wc.abort(); // the LISTEN connection blocks in a read; the coordinator's holds no transaction
+    }
+    periodic.stopScheduling();
+    threads.joinProcessors(System.nanoTime() + ctx.options().shutdownGrace().toNanos());
+    for (InFlightBatch batch : watchdog.inFlight()) {
+      if (batch.stop()) {
+        LOG.warn(
+            "inbox {}: a batch of {} did not finish within the shutdown grace; rolled back",
+            ctx.inbox(),
+            batch.eventIds.size());
+      }
+    }
+    long abortEnd = System.nanoTime() + ABORT_WAIT.toNanos();
+    List<Thread> all = threads.joinAll(abortEnd);
+    watchdog.shutdownNow();
+    periodic.finish(abortEnd);
+    watchdog.awaitTermination(abortEnd);
+    ctx.events().close();
+    for (Thread t : all) {
+      if (t.isAlive()) {
+        LOG.warn(
+            "inbox {}: thread {} is still running a handler that ignores interruption",
+            ctx.inbox(),
+            t.getName());
+      }
+    }
+    LOG.info("inbox {}: worker {} stopped", ctx.inbox(), ctx.workerId());
+  }
+}

@@ -1,0 +1,44 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import java.sql.SQLException;
+
+/**
+ * Reads what a failure says about whose fault it is: a lost connection (nobody's: the batch goes
+ * back untouched) or the database's set-up (never the message's: it stays pending), from the
+ * SQLSTATE of the first {@link SQLException} in the cause chain.
+ */
+final class SqlStates {
+
+  private SqlStates() {}
+
+  /** The first SQLException in the cause chain of {@code error}, or null. */
+  static SQLException sqlException(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql) {
+        return sql;
+      }
+    }
+    return null;
+  }
+
+  /** The SQLSTATE of the first SQLException in the cause chain, or null. */
+  static String of(Throwable error) {
+    SQLException sql = sqlException(error);
+    return sql == null ? null : sql.getSQLState();
+  }
+
+  /**
+   * Class 08 (connection exception), the operator interventions that end a session, and the
+   * server-side timeouts that end one (idle in transaction 25P03; transaction_timeout 25P04, PG
+   * 17+).
+   */
+  static boolean isConnectionLoss(String state) {
+    return state != null
+        && (state.startsWith("08")
+            || state.equals("57P01")
+            || state.equals("57P02")
+            || state.equals("57P03")
+            || state.equals("25P03")
+            || state.equals("25P04"));
+  }
+}

@@ -1,0 +1,79 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.InboxMessage;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Messages of a batch handler's batch that timed out, and the largest part each may be handed to
+ * the handler in next time. A batch handler's timeout does not say which message hung, so nobody is
+ * charged: the batch goes back, and the next batches that hold those messages hand them over in
+ * halves, then quarters, down to one message; a message that still hangs alone is then the one
+ * charged. Only this worker process remembers (bounded, oldest forgotten first).
+ */
+final class Suspects {
+
+  private static final int MAX_REMEMBERED = 10_000;
+
+  private final Map<String, Integer> limits =
+      new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Integer> eldest) {
+          return size() > MAX_REMEMBERED;
+        }
+      };
+
+  /** A part of these messages timed out: next time each goes in a part of at most half its size. */
+  synchronized void halve(List<String> part) {
+    int half = (part.size() + 1) / 2;
+    for (String id : part) {
+      limits.merge(id, half, Math::min);
+    }
+  }
+
+  /** These messages were handled (processed or charged alone): no longer suspect. */
+  synchronized void cleared(Collection<String> ids) {
+    if (!limits.isEmpty()) {
+      limits.keySet().removeAll(ids);
+    }
+  }
+
+  /**
+   * The parts to hand a claimed batch over in: the whole batch when none is suspect, else the
+   * others together first, then the suspects in claim order in parts no larger than any member's
+   * limit.
+   */
+  synchronized List<List<InboxMessage>> parts(List<InboxMessage> messages) {
+    if (limits.isEmpty()) {
+      return List.of(messages);
+    }
+    List<InboxMessage> innocent = new ArrayList<>();
+    List<List<InboxMessage>> parts = new ArrayList<>();
+    List<InboxMessage> current = new ArrayList<>();
+    int currentLimit = Integer.MAX_VALUE;
+    for (InboxMessage m : messages) {
+      Integer limit = limits.get(m.eventId());
+      if (limit == null) {
+        innocent.add(m);
+        continue;
+      }
+      if (!current.isEmpty() && current.size() >= Math.min(currentLimit, limit)) {
+        parts.add(current);
+        current = new ArrayList<>();
+        currentLimit = Integer.MAX_VALUE;
+      }
+      current.add(m);
+      currentLimit = Math.min(currentLimit, limit);
+    }
+    if (!current.isEmpty()) {
+      parts.add(current);
+    }
+    if (!innocent.isEmpty()) {
+      parts.add(0, innocent);
+    }
+    return parts;
+  }
+}

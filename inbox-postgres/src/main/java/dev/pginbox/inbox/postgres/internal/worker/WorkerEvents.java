@@ -1,0 +1,165 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import dev.pginbox.inbox.WorkerListener;
+import dev.pginbox.inbox.WorkerListener.DispatchReason;
+import dev.pginbox.inbox.WorkerListener.WakeUpCause;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a worker reports, to the meters (all tagged {@code inbox}) and to the application's {@link
+ * WorkerListener}, whose exceptions are logged and never break a worker thread. Counters are
+ * registered once per registry and shared by workers of the same inbox (Micrometer returns the
+ * existing meter); the two gauges are removed on {@link #close()} so a restarted worker registers
+ * fresh ones.
+ */
+final class WorkerEvents implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(WorkerEvents.class);
+
+  private final MeterRegistry registry;
+  private final String inbox;
+  private final WorkerListener listener;
+  private final Counter claimed;
+  private final Counter processed;
+  private final Counter failed;
+  private final Counter deadLettered;
+  private final Counter skipped;
+  private final Counter reconnects;
+  private final DistributionSummary batchSize;
+  private final Timer handlerDuration;
+  private final Map<WakeUpCause, Counter> wakeups = new EnumMap<>(WakeUpCause.class);
+  private final AtomicLong pendingDepth = new AtomicLong();
+  private final AtomicLong oldestAgeMillis = new AtomicLong();
+  private Gauge depthGauge;
+  private Gauge ageGauge;
+
+  WorkerEvents(MeterRegistry registry, String inbox, WorkerListener listener) {
+    this.registry = registry;
+    this.inbox = inbox;
+    this.listener = listener;
+    claimed = counter("inbox.messages.claimed", "messages claimed by a worker");
+    processed =
+        counter("inbox.messages.processed", "messages marked processed by a committed batch");
+    failed = counter("inbox.messages.failed", "failed attempts recorded (retry or dead)");
+    deadLettered = counter("inbox.messages.dead_lettered", "messages that became dead letters");
+    skipped = counter("inbox.messages.skipped", "messages the handler skipped (marked processed)");
+    reconnects = counter("inbox.reconnects", "connection attempts after a failure");
+    batchSize =
+        DistributionSummary.builder("inbox.batch.size")
+            .tag("inbox", inbox)
+            .description("messages per claimed batch")
+            .register(registry);
+    handlerDuration =
+        Timer.builder("inbox.handler.duration")
+            .tag("inbox", inbox)
+            .description("time spent in the handler, per message or per batch")
+            .register(registry);
+    for (WakeUpCause cause : WakeUpCause.values()) {
+      wakeups.put(
+          cause,
+          Counter.builder("inbox.wakeups")
+              .tag("inbox", inbox)
+              .tag("cause", cause.name().toLowerCase(Locale.ROOT))
+              .register(registry));
+    }
+  }
+
+  private Counter counter(String name, String description) {
+    return Counter.builder(name).tag("inbox", inbox).description(description).register(registry);
+  }
+
+  void wakeUp(WakeUpCause cause) {
+    wakeups.get(cause).increment();
+    tell(l -> l.onWakeUp(cause));
+  }
+
+  void dispatched(int count, DispatchReason reason) {
+    claimed.increment(count);
+    batchSize.record(count);
+    tell(l -> l.onDispatch(count, reason));
+  }
+
+  /** A batch of {@code count} claimed messages committed; {@code skipped} of them were skipped. */
+  void committed(int count, int processedCount, int skippedCount) {
+    processed.increment(processedCount);
+    skipped.increment(skippedCount);
+    tell(l -> l.onBatchCommitted(count));
+  }
+
+  void failuresRecorded(int recorded, int dead) {
+    failed.increment(recorded);
+    deadLettered.increment(dead);
+  }
+
+  void handlerNanos(long nanos) {
+    handlerDuration.record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  /** A connection is (back) up; {@code tellListener}: it is the one the application hears about. */
+  void connected(boolean tellListener) {
+    if (tellListener) {
+      tell(WorkerListener::onConnected);
+    }
+  }
+
+  /** A connection failed and is retried after {@code retryIn}. */
+  void connectionLost(Throwable error, Duration retryIn, boolean tellListener) {
+    reconnects.increment();
+    if (tellListener) {
+      tell(l -> l.onConnectionLost(error, retryIn));
+    }
+  }
+
+  void pending(long depth, double oldestAgeSeconds) {
+    pendingDepth.set(depth);
+    oldestAgeMillis.set((long) (oldestAgeSeconds * 1000));
+  }
+
+  /** Registers the two gauges; {@link #close()} removes them again. */
+  synchronized void registerGauges() {
+    depthGauge =
+        Gauge.builder("inbox.pending.depth", pendingDepth, AtomicLong::doubleValue)
+            .tag("inbox", inbox)
+            .description("messages waiting (backing off included, dead letters excluded)")
+            .strongReference(true)
+            .register(registry);
+    ageGauge =
+        Gauge.builder("inbox.pending.oldest.age", oldestAgeMillis, a -> a.get() / 1000.0)
+            .tag("inbox", inbox)
+            .baseUnit("seconds")
+            .description("age of the oldest waiting message")
+            .strongReference(true)
+            .register(registry);
+  }
+
+  @Override
+  public synchronized void close() {
+    if (depthGauge != null) {
+      registry.remove(depthGauge);
+      registry.remove(ageGauge);
+      depthGauge = null;
+      ageGauge = null;
+    }
+  }
+
+  private void tell(Consumer<WorkerListener> call) {
+    try {
+      call.accept(listener);
+    } catch (RuntimeException e) {
+      LOG.warn("worker listener threw; ignored", e);
+    }
+  }
+}
