@@ -98,6 +98,7 @@ final class Processor implements Runnable {
     switch (outcome.kind()) {
       case EMPTY, COMMITTED -> {
         backoff.reset();
+        ctx.events().primaryReached();
         shared.queue().done(order, outcome.claimed(), false);
       }
       case ROLLED_BACK -> shared.queue().done(order, outcome.claimed(), true);
@@ -132,18 +133,29 @@ final class Processor implements Runnable {
       public Runnable watch(InFlightBatch batch) {
         return shared
             .watchdog()
-            .watch(batch, b -> shared.startProcessor().accept(new Processor(shared, b, order)));
+            .watch(
+                batch,
+                b -> {
+                  ctx.events().processingTimedOut(b.eventIds);
+                  shared.startProcessor().accept(new Processor(shared, b, order));
+                });
       }
     };
   }
 
   private void connectionLost(Throwable e) throws InterruptedException {
+    if (SqlStates.isStandby(e)) {
+      Standby.refused(ctx, "processor", e);
+      shared.run().sleep(Standby.RETRY);
+      return;
+    }
     Duration delay = backoff.next();
     ctx.events().connectionLost(e, delay, false);
+    ctx.events().processorConnectionLost(e, delay);
     LOG.warn(
         "inbox {}: processor connection failed ({}); retrying in {} ms",
         ctx.inbox(),
-        e.getMessage(),
+        SqlStates.describe(e),
         delay.toMillis());
     shared.run().sleep(delay);
   }

@@ -47,12 +47,17 @@ final class ReconnectLoop {
           if (run.stopping()) {
             return;
           }
+          if (SqlStates.isStandby(e)) {
+            Standby.refused(ctx, role, e);
+            run.sleep(Standby.RETRY);
+            continue;
+          }
           Duration delay = backoff.next();
           LOG.warn(
               "inbox {}: {} connection failed ({}); retrying in {} ms",
               ctx.inbox(),
               role,
-              e.getMessage(),
+              SqlStates.describe(e),
               delay.toMillis());
           ctx.events().connectionLost(e, delay, reportsState);
           run.sleep(delay);
