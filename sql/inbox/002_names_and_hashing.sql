@@ -181,12 +181,18 @@ AS $$
 $$;
 
 -- Serialises catalog changes (create, track, drop) so that two sessions creating the same inbox
--- get a clear "already exists" instead of a unique violation half way through.
+-- get a clear "already exists" instead of a unique violation half way through. A lock on the
+-- catalog table, not an advisory lock: only roles that may write the catalog (its owner) can take
+-- a mode that blocks it, where any role that can connect could hold an advisory key forever.
 CREATE OR REPLACE FUNCTION inbox.lock_catalog()
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT pg_advisory_xact_lock(hashtextextended('inbox.catalog', 0)) $$;
+AS $$
+BEGIN
+    LOCK TABLE inbox.inbox_config IN SHARE ROW EXCLUSIVE MODE;
+END;
+$$;
 
 -- The names an inbox derives in schema inbox must be free (or already ours): a view or table of
 -- someone else's is never replaced.

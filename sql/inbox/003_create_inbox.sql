@@ -9,9 +9,10 @@
 --   inbox.create_notify_trigger      <name>_notify
 --   inbox.rebuild_views              <name>_pending, <name>_dlq, <name>_stats, next_<name>
 --   inbox.rebuild_claim_function     claim_<name>: plain_claim_template / ordered_claim_template
+--   inbox.apply_inbox_grants         send_<name> and the grants of the roles (010_roles.sql)
 --
 -- inbox.rebuild_inbox_objects runs all but the first. create_inbox, the enable_* functions and
--- the upgrade step of install.sql (010_upgrade.sql) call it, so re-running the install brings
+-- the upgrade step of install.sql (011_upgrade.sql) call it, so re-running the install brings
 -- every inbox's objects, whatever version made them, to the current definitions.
 
 -- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
@@ -233,16 +234,20 @@ BEGIN
 END;
 $$;
 
--- Replaces the view inbox.<p_view> with a new query.
+-- Replaces the view inbox.<p_view> with a new query, keeping the privileges others hold on it
+-- (a re-install or an enable_* must not drop a GRANT SELECT ON inbox.orders_dlq TO grafana).
 CREATE OR REPLACE FUNCTION inbox.replace_view(p_view text, p_query text)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
 AS $$
+DECLARE
+    v_grants text[] := inbox.relation_grants(ARRAY[p_view]);
 BEGIN
     EXECUTE format('DROP VIEW IF EXISTS inbox.%I', p_view);
     EXECUTE format('CREATE VIEW inbox.%I AS %s', p_view, p_query);
+    PERFORM inbox.restore_grants(v_grants);
 END;
 $$;
 
@@ -508,6 +513,9 @@ BEGIN
     PERFORM inbox.create_notify_trigger(c);
     PERFORM inbox.rebuild_views(c);
     PERFORM inbox.rebuild_claim_function(c);
+    -- The send function and the grants of the group roles and of inbox.grant_inbox (010_roles.sql):
+    -- new objects get them, and nothing is lost on a re-install.
+    PERFORM inbox.apply_inbox_grants(p_inbox);
     UPDATE inbox.inbox_config SET objects_version = inbox.schema_version() WHERE inbox_name = p_inbox;
 END;
 $$;
@@ -614,6 +622,7 @@ BEGIN
         p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name);
     IF c.managed THEN
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[])', 'claim_' || p_name);
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text[], text[], text[], text[], jsonb[], text[])', 'send_' || p_name);
         IF p_cascade THEN
             EXECUTE format('DROP TABLE IF EXISTS %s', inbox.inbox_table(c));
             EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text, text, text)', 'priority_of_' || p_name);

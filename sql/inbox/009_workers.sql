@@ -159,16 +159,16 @@ $$;
 
 -- Automatic partitions. Live workers register in inbox_workers with a heartbeat and share the
 -- partitions 0..p_partitions-1 through inbox_partition_leases (fair share = ceil(partitions /
--- live workers)). The guard: a claim transaction holds a shared transaction-level advisory lock
--- on each partition it claims from (inbox.lease_guard), and a lease changes hands (release or
--- takeover) only under the exclusive lock, tried without waiting. So a lease never moves while a
+-- live workers)). The guard: a claim transaction holds a KEY SHARE lock on the lease row of each
+-- partition it claims from (inbox.lease_guard), and a lease changes hands (release or takeover)
+-- only under that row's exclusive lock, tried without waiting. So a lease never moves while a
 -- transaction of its owner is claiming from it, and a worker whose lease moved sees that before
--- it claims. Transaction-level locks only: this works through PgBouncer transaction pooling.
-CREATE OR REPLACE FUNCTION inbox.partition_lock_key(p_inbox text)
-RETURNS integer
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ SELECT hashtext('inbox.partition:' || p_inbox) $$;
+-- it claims. Row locks, not advisory locks: only roles that may update the lease rows (consumers
+-- of the inbox, through the row-level policies of 010_roles.sql) can take them, so no other role
+-- can stall the protocol. Transaction-level only: this works through PgBouncer transaction pooling.
+-- A lease renewal (UPDATE of lease_expires_at, FOR NO KEY UPDATE) does not conflict with KEY SHARE,
+-- so heartbeats never wait for claims.
+DROP FUNCTION IF EXISTS inbox.partition_lock_key(text);
 
 -- One heartbeat of p_worker: refreshes its registration, forgets workers silent for longer than
 -- a lease, renews its live leases, gives up partitions above its fair share, takes free or expired
@@ -180,7 +180,6 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_key integer := inbox.partition_lock_key(p_inbox);
     v_live integer;
     v_share integer;
     v_owned integer;
@@ -221,7 +220,10 @@ BEGIN
             -- is left out of the result all the same, so our claims stop locking it meanwhile and
             -- the next try succeeds even under constant load.
             v_surplus := v_surplus || v_part;
-            IF pg_try_advisory_xact_lock(v_key, v_part) THEN
+            PERFORM 1 FROM inbox.inbox_partition_leases
+            WHERE inbox_name = p_inbox AND partition_id = v_part
+            FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
                 UPDATE inbox.inbox_partition_leases SET owner_id = NULL, lease_expires_at = '-infinity'
                 WHERE inbox_name = p_inbox AND partition_id = v_part AND owner_id = p_worker;
             END IF;
@@ -232,15 +234,14 @@ BEGIN
             WHERE inbox_name = p_inbox AND partition_id < p_partitions
               AND (owner_id IS NULL OR lease_expires_at <= now())
             ORDER BY partition_id
+            -- Skips a lease another heartbeat is taking, and one whose former owner is still
+            -- inside a claim transaction on it (lease_guard's KEY SHARE lock): not yet.
             FOR UPDATE SKIP LOCKED
         LOOP
             EXIT WHEN v_owned >= v_share;
-            -- The former owner may still be inside a claim transaction on it: not yet.
-            IF pg_try_advisory_xact_lock(v_key, v_part) THEN
-                UPDATE inbox.inbox_partition_leases SET owner_id = p_worker, lease_expires_at = now() + p_lease
-                WHERE inbox_name = p_inbox AND partition_id = v_part;
-                v_owned := v_owned + 1;
-            END IF;
+            UPDATE inbox.inbox_partition_leases SET owner_id = p_worker, lease_expires_at = now() + p_lease
+            WHERE inbox_name = p_inbox AND partition_id = v_part;
+            v_owned := v_owned + 1;
         END LOOP;
     END IF;
 
@@ -252,27 +253,26 @@ BEGIN
 END;
 $$;
 
--- The guard of a claim transaction in the automatic mode: takes the shared lock of each partition
--- the worker believes it holds, then (with a fresh snapshot, so a lease moved meanwhile is seen)
--- returns those it still holds. Call it first in the claim transaction and claim only from the
--- buckets of the returned partitions; the locks last until commit or rollback.
+-- The guard of a claim transaction in the automatic mode: locks (KEY SHARE) the lease row of each
+-- partition the worker believes it holds and still holds; a row that a heartbeat is handing over
+-- is waited for and then re-checked in its new version (READ COMMITTED), so a lease moved
+-- meanwhile is seen. Call it first in the claim transaction and claim only from the buckets of
+-- the returned partitions; the locks last until commit or rollback.
 CREATE OR REPLACE FUNCTION inbox.lease_guard(p_inbox text, p_worker text, p_partitions integer[])
 RETURNS integer[]
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_key integer := inbox.partition_lock_key(p_inbox);
-    v_part integer;
     v_result integer[];
 BEGIN
-    FOR v_part IN SELECT DISTINCT x FROM unnest(p_partitions) AS x ORDER BY x LOOP
-        PERFORM pg_advisory_xact_lock_shared(v_key, v_part);
-    END LOOP;
-    SELECT coalesce(array_agg(partition_id ORDER BY partition_id), '{}') INTO v_result
-    FROM inbox.inbox_partition_leases
-    WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now()
-      AND partition_id = ANY (p_partitions);
+    -- Locked in partition order, so guards and heartbeats never deadlock.
+    SELECT coalesce(array_agg(l.partition_id ORDER BY l.partition_id), '{}') INTO v_result
+    FROM (SELECT partition_id FROM inbox.inbox_partition_leases
+          WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now()
+            AND partition_id = ANY (p_partitions)
+          ORDER BY partition_id
+          FOR KEY SHARE) l;
     RETURN v_result;
 END;
 $$;
@@ -284,18 +284,35 @@ RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    v_key integer := inbox.partition_lock_key(p_inbox);
-    v_part integer;
 BEGIN
-    FOR v_part IN
-        SELECT partition_id FROM inbox.inbox_partition_leases
-        WHERE inbox_name = p_inbox AND owner_id = p_worker ORDER BY partition_id
-    LOOP
-        PERFORM pg_advisory_xact_lock(v_key, v_part);
-        UPDATE inbox.inbox_partition_leases SET owner_id = NULL, lease_expires_at = '-infinity'
-        WHERE inbox_name = p_inbox AND partition_id = v_part AND owner_id = p_worker;
-    END LOOP;
+    -- The UPDATE waits for the KEY SHARE locks of our own claim transactions on other connections:
+    -- FOR UPDATE first, as a lease release changes no key, its plain UPDATE would not wait.
+    PERFORM 1 FROM inbox.inbox_partition_leases
+    WHERE inbox_name = p_inbox AND owner_id = p_worker
+    ORDER BY partition_id
+    FOR UPDATE;
+    UPDATE inbox.inbox_partition_leases SET owner_id = NULL, lease_expires_at = '-infinity'
+    WHERE inbox_name = p_inbox AND owner_id = p_worker;
     DELETE FROM inbox.inbox_workers WHERE inbox_name = p_inbox AND worker_id = p_worker;
+END;
+$$;
+
+-- One step of the retention sweep of the workers (purge_inbox), or NULL while another sweep of the
+-- inbox runs: one elected sweeper per inbox through a row lock on the inbox's catalog row, held to
+-- the end of the transaction. Row locks need an UPDATE privilege on the catalog (consumers and
+-- operators have one on stripped_until): a role without it cannot block retention.
+CREATE OR REPLACE FUNCTION inbox.try_purge_inbox(p_inbox text, p_batch_size integer DEFAULT 1000)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- NO KEY UPDATE: the foreign-key checks of worker registrations (KEY SHARE) do not wait for it.
+    PERFORM 1 FROM inbox.inbox_config WHERE inbox_name = p_inbox FOR NO KEY UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        PERFORM inbox.inbox_config_of(p_inbox);  -- an unknown inbox is an error, not "busy"
+        RETURN NULL;
+    END IF;
+    RETURN inbox.purge_inbox(p_inbox, p_batch_size);
 END;
 $$;

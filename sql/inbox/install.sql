@@ -9,10 +9,9 @@ BEGIN;
 -- Built-ins and schema-qualified names only, whatever the installing session's search_path:
 -- objects that untrusted roles create in public never run with the installer's rights.
 SET LOCAL search_path = pg_catalog, pg_temp;
--- Serialise concurrent installers (two services starting at once).
-DO $$ BEGIN PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('inbox.install', 0)); END $$;
 -- Re-running prints a NOTICE per existing object otherwise.
 SET LOCAL client_min_messages = warning;
+\ir 000_install_lock.sql
 \ir 001_catalog.sql
 \ir 002_names_and_hashing.sql
 \ir 003_create_inbox.sql
@@ -22,5 +21,6 @@ SET LOCAL client_min_messages = warning;
 \ir 007_priority.sql
 \ir 008_tracking.sql
 \ir 009_workers.sql
-\ir 010_upgrade.sql
+\ir 010_roles.sql
+\ir 011_upgrade.sql
 COMMIT;

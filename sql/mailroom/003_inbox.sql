@@ -44,10 +44,14 @@ BEGIN
     -- The enqueue trigger names its inbox table statically: no dynamic SQL per insert.
     -- Statement level with a transition table: one INSERT into the inbox (and one inbox
     -- notification) per INSERT into tokens, however many rows it inserts.
+    -- SECURITY DEFINER: the application role that signs users up needs privileges on its own
+    -- tables only, not on the inbox; the message is derived from the new token rows alone. Nobody
+    -- may attach the function to another table (CREATE TRIGGER needs EXECUTE, revoked below).
     EXECUTE format($f$
         CREATE OR REPLACE FUNCTION mailroom.trg_after_token_enqueue()
         RETURNS trigger
         LANGUAGE plpgsql
+        SECURITY DEFINER
         SET search_path = pg_catalog, pg_temp
         AS $body$
         BEGIN
@@ -72,6 +76,7 @@ BEGIN
         END;
         $body$
         $f$, v_queue);
+    REVOKE ALL ON FUNCTION mailroom.trg_after_token_enqueue() FROM PUBLIC;
 
     CREATE OR REPLACE TRIGGER after_token_enqueue
         AFTER INSERT ON public.tokens

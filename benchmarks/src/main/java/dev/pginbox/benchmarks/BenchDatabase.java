@@ -31,12 +31,29 @@ final class BenchDatabase {
 
   /** Producers share a pool, as an application would; a new connection per call costs milliseconds. */
   private static DataSource pool(TestDatabase database) {
+    return pool(database, null);
+  }
+
+  /**
+   * A pool whose connections act as {@code role} (SET ROLE), a NOLOGIN member of {@code group}
+   * created if missing: the privileges of that group, without a password to manage.
+   */
+  DataSource poolAs(String role, String group) {
+    execute("DO $$ BEGIN CREATE ROLE " + role + " NOLOGIN IN ROLE " + group + "; "
+        + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+    return pool(database, "SET ROLE " + role);
+  }
+
+  private static DataSource pool(TestDatabase database, String initSql) {
     HikariConfig config = new HikariConfig();
+    if (initSql != null) {
+      config.setConnectionInitSql(initSql);
+    }
     config.setJdbcUrl(database.jdbcUrl());
     config.setUsername(database.user());
     config.setPassword(database.password());
     config.setMaximumPoolSize(16);
-    config.setPoolName("bench-" + database.name());
+    config.setPoolName("bench-" + database.name() + (initSql == null ? "" : "-role"));
     return new HikariDataSource(config);
   }
 

@@ -12,7 +12,7 @@ import java.util.List;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--runs N] [--scale F] [--out FILE] [scenario...]
- * scenarios: produce consume consume-plain consume-ordered consume-partitioned e2e mailroom (includes memory)
+ * scenarios: produce consume consume-plain consume-ordered consume-partitioned e2e mailroom (includes memory) delivery (SMTP, not in the default set)
  *   operator (default: all)
  * --mailroom-jar PATH (default mailroom-app/target/mailroom-app.jar), --collector-jvm-flag FLAG (repeatable)
  * </pre>
@@ -47,7 +47,8 @@ public final class BenchmarkMain {
         + System.getProperty("java.version") + ", runs=" + runs + ", scale=" + scale);
     for (String scenario : scenarios) {
       switch (scenario) {
-        case "produce" -> ProduceScenario.run(report, runs, scale);
+        case "produce" -> ProduceScenario.run(report, runs, scale, false);
+        case "produce-as-producer" -> ProduceScenario.run(report, runs, scale, true);
         case "consume" -> {
           ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PLAIN), new int[] {1, 10, 100, 1000});
           ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PRIORITY,
@@ -61,6 +62,7 @@ public final class BenchmarkMain {
             List.of(ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
         case "e2e" -> EndToEndScenario.run(report, scale);
         case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
+        case "delivery" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags);
         case "operator" -> OperatorFunctionsScenario.run(report, scale < 1 ? new int[] {10_000, 100_000}
             : new int[] {10_000, 1_000_000});
         default -> throw new IllegalArgumentException("unknown scenario " + scenario);

@@ -111,7 +111,7 @@ final class MailroomScenario {
   }
 
   /** The collector's environment for this database, with the mailroom schema installed by the jar. */
-  private static Map<String, String> collectorEnvironment(BenchDatabase db, Path jar) throws Exception {
+  static Map<String, String> collectorEnvironment(BenchDatabase db, Path jar) throws Exception {
     Map<String, String> env = new HashMap<>();
     env.put("MAILROOM_DATABASE_URL", db.database.jdbcUrl()
         + (db.database.user() == null || db.database.jdbcUrl().contains("user=") ? "" : "?user=" + db.database.user()));
@@ -126,7 +126,7 @@ final class MailroomScenario {
    * drained at 14,000-35,000 tokens/s from run to run, depending on whether autovacuum or a
    * WAL-triggered checkpoint fell into the drain).
    */
-  private static void settle(BenchDatabase db) {
+  static void settle(BenchDatabase db) {
     db.execute("VACUUM ANALYZE");
     db.execute("CHECKPOINT");
   }
@@ -141,7 +141,7 @@ final class MailroomScenario {
     }
   }
 
-  private static void insertAccounts(BenchDatabase db, String prefix, int count) throws Exception {
+  static void insertAccounts(BenchDatabase db, String prefix, int count) throws Exception {
     try (Connection c = db.dataSource.getConnection(); Statement s = c.createStatement()) {
       s.execute(("INSERT INTO accounts (email, login) SELECT '%1$s' || g || '@bench.test', '%1$s' || g "
           + "FROM generate_series(1, %2$d) g").formatted(prefix, count));

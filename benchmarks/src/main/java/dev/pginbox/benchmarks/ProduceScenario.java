@@ -15,11 +15,17 @@ import java.util.concurrent.Future;
  */
 final class ProduceScenario {
 
-  static void run(Report report, int runs, double scale) throws Exception {
-    report.section("Produce (messages/s, median of runs, min..max)", "| mode | batch | producers | messages/s |");
+  /**
+   * @param asProducerRole send as a member of the group role inbox_producer (column privileges
+   *     checked on every insert) instead of as the inbox's owner
+   */
+  static void run(Report report, int runs, double scale, boolean asProducerRole) throws Exception {
+    report.section("Produce" + (asProducerRole ? " as a member of inbox_producer" : "")
+        + " (messages/s, median of runs, min..max)", "| mode | batch | producers | messages/s |");
     BenchDatabase db = BenchDatabase.create("produce");
-    PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
-    PostgresInbox inbox = manager.createInbox("produce");
+    PostgresInboxManager.create(db.dataSource).createInbox("produce");
+    PostgresInbox inbox = PostgresInboxManager.create(
+        asProducerRole ? db.poolAs("bench_producer", "inbox_producer") : db.dataSource).inbox("produce");
     for (int batch : new int[] {1, 100, 1000}) {
       for (int producers : new int[] {1, 4}) {
         int perProducer = (int) Math.max(batch, (batch == 1 ? 5_000 : 100_000) * scale / producers);

@@ -1,5 +1,6 @@
 package dev.mailroom.cli;
 
+import dev.mailroom.text.JsonObject;
 import dev.pginbox.inbox.HealthStatus;
 import dev.pginbox.inbox.InboxHealth;
 import java.io.PrintStream;

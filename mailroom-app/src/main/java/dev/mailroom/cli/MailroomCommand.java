@@ -1,6 +1,7 @@
 package dev.mailroom.cli;
 
 import dev.mailroom.collector.Collector;
+import dev.mailroom.demo.Demo;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -32,6 +33,8 @@ import picocli.CommandLine.Option;
     },
     subcommands = {
       InstallCommand.class,
+      SendCommand.class,
+      ServeCommand.class,
       HealthCommand.class,
       StatusCommand.class,
       DlqCommand.class,
@@ -43,7 +46,10 @@ final class MailroomCommand implements Callable<Integer> {
 
   @Option(
       names = "--demo",
-      description = "Also insert sample sign-ups every 2 seconds, to watch lines flow.")
+      description =
+          "The whole loop with no configuration: sample sign-ups, their emails caught by an"
+              + " SMTP server on localhost and listed at http://localhost:MAILROOM_HTTP_PORT/"
+              + " (8080), where a click on an activation link activates the account.")
   boolean demo;
 
   MailroomCommand(Collector.Io io) {
@@ -52,8 +58,17 @@ final class MailroomCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Collector collector = new Collector(io, demo, null);
     CountDownLatch finished = new CountDownLatch(1);
+    if (demo) {
+      Demo d = new Demo(io);
+      Signals.onTermination(n -> d.stop("signal " + n + " received. exiting..."), finished);
+      try {
+        return d.run();
+      } finally {
+        finished.countDown();
+      }
+    }
+    Collector collector = new Collector(io, false, null);
     Signals.onTermination(
         number -> collector.stop("signal " + number + " received. exiting..."), finished);
     try {

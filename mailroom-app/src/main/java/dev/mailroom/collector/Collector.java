@@ -4,11 +4,14 @@ import dev.mailroom.config.ConfigException;
 import dev.mailroom.config.DataSources;
 import dev.mailroom.config.EnvironmentConfig;
 import dev.mailroom.config.MailroomConfig;
+import dev.mailroom.delivery.Deliveries;
+import dev.mailroom.delivery.DeliveryConfig;
 import dev.mailroom.embedded.EmbeddedDatabase;
 import dev.mailroom.embedded.SecretKeyStore;
-import dev.mailroom.output.TokenOutput;
+import dev.mailroom.output.TokenDelivery;
 import dev.mailroom.output.TokenSigner;
 import dev.mailroom.schema.SchemaInstaller;
+import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.WorkerOptions;
@@ -17,9 +20,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,6 +41,9 @@ public final class Collector {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILURE = 1;
 
+  /** The budget's wait happens before the claim, so it never counts against this. */
+  private static final Duration PROCESSING_TIMEOUT = Duration.ofMinutes(5);
+
   /** What the process talks to. */
   public record Io(Map<String, String> env, OutputStream stdout, PrintStream stderr, Clock clock) {}
 
@@ -51,6 +54,7 @@ public final class Collector {
   private final CountDownLatch started = new CountDownLatch(1);
   private volatile InboxWorker worker;
   private volatile CollectorListener listener;
+  private volatile MailroomConfig running;
 
   public Collector(Io io, boolean demo, MeterRegistry registry) {
     this.io = io;
@@ -70,8 +74,10 @@ public final class Collector {
   private int configureAndCollect() {
     CollectorLog log = new CollectorLog(io.stderr(), io.clock(), false);
     MailroomConfig config;
+    DeliveryConfig delivery;
     try {
       config = EnvironmentConfig.read(io.env());
+      delivery = DeliveryConfig.read(io.env());
     } catch (ConfigException e) {
       log.error(e.getMessage());
       return ConfigException.EXIT_CODE;
@@ -114,7 +120,7 @@ public final class Collector {
                 + ")");
         return ConfigException.EXIT_CODE;
       }
-      return collect(config, log);
+      return collect(config, delivery, log);
     } catch (ConfigException e) {
       log.error(e.getMessage());
       return ConfigException.EXIT_CODE;
@@ -132,10 +138,10 @@ public final class Collector {
     }
   }
 
-  private int collect(MailroomConfig config, CollectorLog log) {
+  private int collect(MailroomConfig config, DeliveryConfig deliveryConfig, CollectorLog log) {
     DataSource dataSource = DataSources.of(config.database());
     log.info("connecting to " + config.database().describe());
-    if (inboxMissing(dataSource, config, log)) {
+    if (InboxCheck.inboxMissing(dataSource, config, log)) {
       log.error(
           "inbox "
               + config.queue()
@@ -147,17 +153,25 @@ public final class Collector {
         config.sendRate() == null
             ? null
             : SendRateLimiter.of(config.sendRate(), config.batchLimit());
+    if (deliveryConfig.mode() != DeliveryConfig.Mode.STDOUT) {
+      log.info("delivering by " + deliveryConfig);
+    }
+    try (TokenDelivery delivery = Deliveries.create(deliveryConfig, io.stdout())) {
+      running = config;
+      return collect(config, dataSource, delivery, limiter, log);
+    }
+  }
+
+  private int collect(
+      MailroomConfig config,
+      DataSource dataSource,
+      TokenDelivery delivery,
+      SendRateLimiter limiter,
+      CollectorLog log) {
     TokenCollector handler =
         new TokenCollector(
-            new TokenSigner(config.secretKey()),
-            new TokenOutput(io.stdout()),
-            log,
-            limiter,
-            registry,
-            config.queue());
-    listener =
-        new CollectorListener(
-            log, config.database().describe(), limiter, () -> stopRequested.getCount() == 0);
+            new TokenSigner(config.secretKey()), delivery, log, registry, config.queue());
+    listener = new CollectorListener(log, config.database().describe());
     WorkerOptions options =
         WorkerOptions.builder(config.queue())
             .batchSize(config.batchLimit())
@@ -169,11 +183,18 @@ public final class Collector {
             // claim keeps priority order per claim) and TokenOutput writes each batch's lines at
             // once.
             .concurrency(config.concurrency())
-            // A slow reader can block a write for a while: the watchdog must not take a batch away
-            // (and send it twice) because stdout is slow. The rate budget's wait also counts here.
-            .processingTimeout(processingTimeout(config))
+            // A slow reader (or SMTP server) can block a batch for a while: the watchdog must not
+            // take a batch away (and send it twice) because its recipient is slow.
+            .processingTimeout(PROCESSING_TIMEOUT)
             .build();
-    worker = CollectorWorkers.create(dataSource, options, handler, listener, registry);
+    worker =
+        CollectorWorkers.create(
+            dataSource,
+            options,
+            handler,
+            listener,
+            limiter == null ? ClaimPermits.UNLIMITED : limiter,
+            registry);
     DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
     try {
       worker.start();
@@ -209,61 +230,6 @@ public final class Collector {
     return EXIT_OK;
   }
 
-  static Duration processingTimeout(MailroomConfig config) {
-    Duration base = Duration.ofMinutes(5);
-    if (config.sendRate() == null) {
-      return base;
-    }
-    return base.plusMillis((long) Math.ceil(config.batchLimit() * 1000 / config.sendRate()));
-  }
-
-  /**
-   * False when the inbox exists (or the database cannot be asked right now: the worker will keep
-   * retrying). Warns when the inbox notifies on another channel than MAILROOM_CHANNEL_NAME: the
-   * collector would then only find tokens by polling.
-   */
-  private static boolean inboxMissing(
-      DataSource dataSource, MailroomConfig config, CollectorLog log) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement s =
-            c.prepareStatement("SELECT to_regclass('inbox.inbox_config') IS NOT NULL")) {
-      try (ResultSet rs = s.executeQuery()) {
-        rs.next();
-        if (!rs.getBoolean(1)) {
-          return true;
-        }
-      }
-      try (PreparedStatement q =
-          c.prepareStatement(
-              "SELECT notify_channel FROM inbox.inbox_config WHERE inbox_name = ?")) {
-        q.setString(1, config.queue());
-        try (ResultSet rs = q.executeQuery()) {
-          if (!rs.next()) {
-            return true;
-          }
-          String channel = rs.getString(1);
-          if (channel != null && !channel.equals(config.channel())) {
-            log.warn(
-                "inbox "
-                    + config.queue()
-                    + " notifies on channel "
-                    + channel
-                    + ", not on "
-                    + EnvironmentConfig.CHANNEL_NAME
-                    + "="
-                    + config.channel()
-                    + "; new tokens are found by polling only");
-          }
-          return false;
-        }
-      }
-    } catch (SQLException e) {
-      // The database may be down right now; the worker reconnects with backoff.
-      log.warn("cannot check the schema now: " + e.getMessage());
-      return false;
-    }
-  }
-
   /**
    * Asks the collector to stop (from a signal handler or a test); the current batch finishes or
    * rolls back. {@code reason} is logged, e.g. {@code signal 15 received. exiting...}.
@@ -278,6 +244,14 @@ public final class Collector {
   /** Waits until the worker has started, or the collector has ended without starting it (tests). */
   public boolean awaitStarted(Duration timeout) throws InterruptedException {
     return started.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The configuration the collector runs with once it has started (with the embedded database's
+   * settings and the generated key in embedded mode), for what runs next to it (the demo's pages).
+   */
+  public Optional<MailroomConfig> runningConfig() {
+    return Optional.ofNullable(running);
   }
 
   /** Whether the worker's connection is up (as far as its events tell). */

@@ -8,11 +8,15 @@ import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 /**
- * {@code --demo}: signs up a few random accounts every couple of seconds (and now and then asks for
- * a password recovery), so a newcomer sees batches of lines flow on stdout.
+ * {@code --demo}: signs up a sample account every few seconds (up to {@value #MAX_SIGN_UPS}) and
+ * now and then asks a password recovery for an account the visitor activated.
  */
 final class DemoSignups {
 
+  /** Bounded, so the demo's mailbox (in memory) stays small however long it runs. */
+  private static final int MAX_SIGN_UPS = 30;
+
+  private static final long INTERVAL_MS = 4000;
   private final DataSource dataSource;
   private final CollectorLog log;
   private volatile boolean running = true;
@@ -26,7 +30,7 @@ final class DemoSignups {
   }
 
   void start() {
-    log.info("demo: inserting sample sign-ups every 2 seconds");
+    log.info("demo: signing up a sample account every " + INTERVAL_MS / 1000 + " seconds");
     thread.start();
   }
 
@@ -36,38 +40,35 @@ final class DemoSignups {
   }
 
   private void loop() {
+    int signedUp = 0;
     while (running) {
       try (Connection c = dataSource.getConnection();
           PreparedStatement insert =
               c.prepareStatement("INSERT INTO public.accounts (email, login) VALUES (?, ?)");
-          PreparedStatement activate =
-              c.prepareStatement(
-                  "UPDATE public.tokens SET consumed_at = extract(epoch FROM now()) WHERE id = (SELECT min(id) FROM public.tokens"
-                      + " WHERE action = 'activation' AND consumed_at IS NULL AND created_at < extract(epoch FROM now()) - 5)");
           PreparedStatement recover =
               c.prepareStatement(
-                  "SELECT mailroom.request_password_recovery(login) FROM public.accounts WHERE status = 'active'"
-                      + " ORDER BY random() LIMIT 1")) {
+                  "SELECT mailroom.request_password_recovery(login) FROM public.accounts"
+                      + " WHERE status = 'active' ORDER BY random() LIMIT 1")) {
         while (running) {
-          int n = ThreadLocalRandom.current().nextInt(1, 5);
-          for (int i = 0; i < n; i++) {
+          if (signedUp < MAX_SIGN_UPS) {
             String id = UUID.randomUUID().toString().replace("-", "");
-            insert.setString(1, "user" + id + "@fake.mail");
-            insert.setString(2, "user" + id.substring(0, 20));
+            insert.setString(1, "user" + id.substring(0, 8) + "@demo.test");
+            insert.setString(2, "user" + id.substring(0, 8));
             insert.executeUpdate();
+            signedUp++;
           }
-          activate.executeUpdate();
-          if (ThreadLocalRandom.current().nextInt(3) == 0) {
+          // Accounts the visitor activated by clicking now and then ask for a password recovery.
+          if (ThreadLocalRandom.current().nextInt(4) == 0) {
             recover.executeQuery().close();
           }
-          Thread.sleep(2000);
+          Thread.sleep(INTERVAL_MS);
         }
       } catch (InterruptedException e) {
         return;
       } catch (SQLException e) {
         log.warn("demo: " + e.getMessage());
         try {
-          Thread.sleep(2000);
+          Thread.sleep(INTERVAL_MS);
         } catch (InterruptedException ie) {
           return;
         }

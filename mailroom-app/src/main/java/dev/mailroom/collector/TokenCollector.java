@@ -1,9 +1,9 @@
 package dev.mailroom.collector;
 
-import dev.mailroom.output.OutputLines;
+import dev.mailroom.output.DeliveryOutcome;
 import dev.mailroom.output.OutputRecord;
 import dev.mailroom.output.TokenAction;
-import dev.mailroom.output.TokenOutput;
+import dev.mailroom.output.TokenDelivery;
 import dev.mailroom.output.TokenSigner;
 import dev.pginbox.inbox.BatchHandler;
 import dev.pginbox.inbox.BatchResult;
@@ -22,10 +22,12 @@ import java.util.Optional;
 
 /**
  * The collector's batch handler: loads the batch's tokens with their accounts (one query), signs
- * the eligible ones, writes them to stdout in the original line format and flushes, all inside the
- * batch's transaction, so the messages are marked processed only if the lines were written.
- * Ineligible tokens (expired, consumed, account in the wrong state) are skipped, not dead-lettered:
- * the original rules say they must not be sent.
+ * the eligible ones and hands them to the {@link TokenDelivery} (stdout lines, SMTP or SES), all
+ * inside the batch's transaction, so a message is marked processed only once its email was written
+ * or accepted. Each token's delivery outcome becomes its message's outcome: delivered -> processed,
+ * temporary failure -> retried with the inbox's backoff, permanent -> dead-lettered. Ineligible
+ * tokens (expired, consumed, account in the wrong state) are skipped, not dead-lettered: the
+ * original rules say they must not be sent.
  *
  * <p>A failing stdout throws {@link dev.pginbox.inbox.HandlerAbortException}: the worker rolls the
  * batch back and stops. The one window left is a commit that fails after the flush; those messages
@@ -36,38 +38,42 @@ public final class TokenCollector implements BatchHandler {
   static final String EVENT_PREFIX = "token-";
 
   private final TokenSigner signer;
-  private final TokenOutput output;
+  private final TokenDelivery delivery;
   private final CollectorLog log;
-  private final SendRateLimiter rateLimiter;
   private final Counter sent;
   private final Counter skipped;
-  private final Counter lines;
+  private final Counter retried;
+  private final Counter deadLettered;
 
-  /**
-   * @param rateLimiter the send budget to charge, or null for none
-   */
   public TokenCollector(
       TokenSigner signer,
-      TokenOutput output,
+      TokenDelivery delivery,
       CollectorLog log,
-      SendRateLimiter rateLimiter,
       MeterRegistry registry,
       String inbox) {
     this.signer = signer;
-    this.output = output;
+    this.delivery = delivery;
     this.log = log;
-    this.rateLimiter = rateLimiter;
     this.sent =
         Counter.builder("mailroom.tokens.sent")
             .tag("inbox", inbox)
-            .description("tokens written to stdout")
+            .description("tokens delivered (written to stdout or accepted by the provider)")
             .register(registry);
     this.skipped =
         Counter.builder("mailroom.tokens.skipped")
             .tag("inbox", inbox)
             .description("tokens not sent: ineligible or unprintable")
             .register(registry);
-    this.lines = Counter.builder("mailroom.lines.written").tag("inbox", inbox).register(registry);
+    this.retried =
+        Counter.builder("mailroom.tokens.retried")
+            .tag("inbox", inbox)
+            .description("tokens the provider refused for now; retried with the inbox's backoff")
+            .register(registry);
+    this.deadLettered =
+        Counter.builder("mailroom.tokens.rejected")
+            .tag("inbox", inbox)
+            .description("tokens the provider rejected for good; dead-lettered with its error")
+            .register(registry);
   }
 
   @Override
@@ -87,6 +93,7 @@ public final class TokenCollector implements BatchHandler {
         BatchTokens.load(transaction.unwrap(Connection.class), tokenIds.values());
 
     List<OutputRecord> records = new ArrayList<>();
+    List<String> recordEvents = new ArrayList<>();
     for (Map.Entry<String, Long> entry : tokenIds.entrySet()) {
       String eventId = entry.getKey();
       TokenRow row = rows.get(entry.getValue());
@@ -104,15 +111,19 @@ public final class TokenCollector implements BatchHandler {
         outcomes.put(eventId, skip(eventId, problem.orElse("unprintable")));
       } else {
         records.add(record);
+        recordEvents.add(eventId);
       }
     }
 
-    List<String> out = OutputLines.of(records);
-    output.write(out);
-    sent.increment(records.size());
-    lines.increment(out.size());
-    if (rateLimiter != null && !records.isEmpty()) {
-      rateLimiter.consume(records.size());
+    if (!records.isEmpty()) {
+      List<DeliveryOutcome> delivered = delivery.deliver(records);
+      for (int i = 0; i < records.size(); i++) {
+        Outcome outcome = outcome(recordEvents.get(i), delivered.get(i));
+        // Processed is every message's default outcome; only the others are listed.
+        if (outcome.kind() != Outcome.Kind.PROCESSED) {
+          outcomes.put(recordEvents.get(i), outcome);
+        }
+      }
     }
     return BatchResult.of(outcomes);
   }
@@ -121,23 +132,59 @@ public final class TokenCollector implements BatchHandler {
     TokenAction action =
         TokenAction.fromDbName(row.action())
             .orElseThrow(() -> new IllegalArgumentException("unknown action " + row.action()));
-    Optional<String> unprintable = OutputRecord.problem(row.email(), row.login(), row.code());
-    if (unprintable.isPresent()) {
-      log.warn("skipping token " + row.id() + "; " + unprintable.get());
-      throw new IllegalArgumentException(unprintable.get());
+    String missing =
+        empty(row.email())
+            ? "email"
+            : empty(row.login()) ? "login" : empty(row.code()) ? "code" : null;
+    if (missing != null) {
+      log.warn("skipping token " + row.id() + "; " + missing + " is empty");
+      throw new IllegalArgumentException(missing + " is empty");
     }
     if (row.secret() == null || row.secret().length != TokenSigner.SECRET_LENGTH) {
       log.warn("skipping token " + row.id() + "; invalid secret length");
       throw new IllegalArgumentException("invalid secret length");
     }
     String token = signer.sign(action, row.secret(), row.code());
-    return new OutputRecord(action, row.email(), row.login(), token, row.code());
+    OutputRecord record = new OutputRecord(action, row.email(), row.login(), token, row.code());
+    Optional<String> unsupported = delivery.unsupported(record);
+    if (unsupported.isPresent()) {
+      log.warn("skipping token " + row.id() + "; " + unsupported.get());
+      throw new IllegalArgumentException(unsupported.get());
+    }
+    return record;
+  }
+
+  /**
+   * A temporary failure retries the message with the inbox's backoff (and dead-letters it only
+   * after the inbox's max retries); a permanent one dead-letters it now with the provider's error.
+   */
+  private Outcome outcome(String eventId, DeliveryOutcome delivered) {
+    switch (delivered.kind()) {
+      case TEMPORARY_FAILURE -> {
+        retried.increment();
+        log.warn("delivery of " + eventId + " failed for now: " + delivered.detail());
+        return Outcome.retry(delivered.detail());
+      }
+      case PERMANENT_FAILURE -> {
+        deadLettered.increment();
+        log.warn("delivery of " + eventId + " rejected: " + delivered.detail());
+        return Outcome.dead(delivered.detail());
+      }
+      default -> {
+        sent.increment();
+        return Outcome.processed();
+      }
+    }
   }
 
   private Outcome skip(String eventId, String reason) {
     skipped.increment();
     log.debug("skipping " + eventId + ": " + reason);
     return Outcome.skipped(reason);
+  }
+
+  private static boolean empty(String value) {
+    return value == null || value.isEmpty();
   }
 
   /**

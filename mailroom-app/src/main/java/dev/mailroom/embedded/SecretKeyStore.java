@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.Optional;
 
 /**
  * Embedded mode without MAILROOM_SECRET_KEY: the key is generated once and kept next to the data
@@ -21,6 +22,14 @@ public final class SecretKeyStore {
   private SecretKeyStore() {}
 
   public record Loaded(byte[] key, Path file, boolean generated) {}
+
+  /** The key generated earlier in {@code dataDir}, if there is one (never generates). */
+  public static Optional<byte[]> loadExisting(Path dataDir) throws IOException {
+    if (!Files.exists(dataDir.resolve("secret.key"))) {
+      return Optional.empty();
+    }
+    return Optional.of(loadOrGenerate(dataDir).key());
+  }
 
   public static Loaded loadOrGenerate(Path dataDir) throws IOException {
     Path file = dataDir.resolve("secret.key");

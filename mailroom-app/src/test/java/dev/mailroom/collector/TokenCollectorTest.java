@@ -3,6 +3,7 @@ package dev.mailroom.collector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mailroom.output.LineDelivery;
 import dev.mailroom.output.TokenAction;
 import dev.mailroom.output.TokenOutput;
 import dev.mailroom.output.TokenSigner;
@@ -51,7 +52,8 @@ class TokenCollectorTest {
     CollectorLog log =
         new CollectorLog(
             new PrintStream(stderr, true, StandardCharsets.UTF_8), Clock.systemUTC(), true);
-    return new TokenCollector(signer, new TokenOutput(out), log, null, registry, "mailroom");
+    return new TokenCollector(
+        signer, new LineDelivery(new TokenOutput(out)), log, registry, "mailroom");
   }
 
   /**

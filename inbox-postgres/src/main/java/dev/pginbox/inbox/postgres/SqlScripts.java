@@ -21,9 +21,11 @@ public final class SqlScripts {
   /** The inbox SQL API, as shipped in this jar. */
   public static final String INBOX_INSTALL_SCRIPT = "dev/pginbox/inbox/sql/inbox/install.sql";
 
+  private static final String INSTALL_LOCK = "dev/pginbox/inbox/sql/inbox/000_install_lock.sql";
+
   /**
    * Runs every {@code \ir} file of {@code installScript} (a classpath resource) in order, inside
-   * one transaction, holding the same advisory lock as the psql script.
+   * one transaction, holding the same lock as the psql script.
    */
   public static void install(Handle handle, String installScript) {
     String base = installScript.substring(0, installScript.lastIndexOf('/') + 1);
@@ -31,15 +33,19 @@ public final class SqlScripts {
     try {
       handle.useTransaction(
           h -> {
-            h.execute(
-                "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('inbox.install', 0))");
+            // The inbox install's lock serialises the other scripts (the mailroom's) too.
+            List<String> resources = new ArrayList<>();
+            resources.add(INSTALL_LOCK);
             for (String file : files) {
+              resources.add(base + file);
+            }
+            for (String resource : resources) {
               // One round trip per file: pgJDBC splits the statements and keeps dollar-quoted
               // bodies intact.
               try (Statement statement = h.getConnection().createStatement()) {
-                statement.execute(SqlResources.file(base + file));
+                statement.execute(SqlResources.file(resource));
               } catch (SQLException e) {
-                throw SqlErrors.translate(e, "installing " + base + file, null, null);
+                throw SqlErrors.translate(e, "installing " + resource, null, null);
               }
             }
           });

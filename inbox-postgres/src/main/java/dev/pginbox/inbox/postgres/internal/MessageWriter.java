@@ -4,6 +4,7 @@ import dev.pginbox.inbox.NewMessage;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
@@ -13,14 +14,12 @@ import java.util.Map;
  * bound arrays ({@code unnest}), so 1,000 messages cost one round trip and one plan. Runs on the
  * caller's connection and never commits.
  *
- * <p>The batch inserts in event id order: two concurrent batches that share ids in different orders
- * would otherwise each wait for the other's uncommitted key (ON CONFLICT waits for the inserting
- * transaction) and deadlock. One order for everybody makes that impossible. The arrival order
- * ({@code seq}) still follows the caller's list: an aggregate's events sent in one call are handed
- * out in the order they were given, whatever their ids.
- *
- * <p>Taking the identity values explicitly ({@code nextval}) needs {@code USAGE} on the table's
- * {@code seq} sequence, besides {@code INSERT} on the table.
+ * <p>The batch calls the inbox's send function ({@code inbox.send_<name>}): one INSERT in event id
+ * order (two concurrent batches that share ids in different orders would otherwise each wait for
+ * the other's uncommitted key and deadlock), whose arrival order ({@code seq}) still follows the
+ * caller's list, so an aggregate's events sent in one call are handed out in the order given.
+ * Setting {@code seq} is the owner's right: the function runs as the owner, and producers hold
+ * {@code EXECUTE} on it rather than {@code INSERT} on {@code seq}.
  */
 public final class MessageWriter {
 
@@ -29,12 +28,14 @@ public final class MessageWriter {
 
   /**
    * @param quotedTable the validated, quoted table ({@code "inbox"."orders"})
+   * @param quotedSendFunction its validated, quoted send function ({@code "inbox"."send_orders"})
    */
-  public MessageWriter(String quotedTable) {
+  public MessageWriter(String quotedTable, String quotedSendFunction) {
     this.insertOne =
         SqlResources.get(MessageWriter.class, "insert_one", Map.of("table", quotedTable));
     this.insertBatch =
-        SqlResources.get(MessageWriter.class, "insert_batch", Map.of("table", quotedTable));
+        SqlResources.get(
+            MessageWriter.class, "insert_batch", Map.of("function", quotedSendFunction));
   }
 
   public boolean send(Connection connection, NewMessage m) throws SQLException {
@@ -76,7 +77,11 @@ public final class MessageWriter {
         arrays[i] = connection.createArrayOf("text", columns[i]);
         ps.setArray(i + 1, arrays[i]);
       }
-      int inserted = ps.executeUpdate();
+      int inserted;
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        inserted = rs.getInt(1);
+      }
       for (Array array : arrays) {
         array.free();
       }

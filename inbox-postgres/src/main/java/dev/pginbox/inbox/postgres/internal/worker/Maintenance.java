@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Periodic work off the hot path, on one thread and connection: the pending gauges, and the
  * retention sweep ({@code inbox.purge_inbox} in small batches, one elected worker at a time through
- * a transaction-level advisory lock taken in the purge transaction itself).
+ * a row lock on the inbox's catalog row taken in the purge transaction itself).
  */
 final class Maintenance {
 
@@ -45,15 +45,14 @@ final class Maintenance {
     }
   }
 
-  /** One sweep; returns the rows deleted, or -1 when another worker holds the retention lock. */
+  /** One sweep; returns the rows deleted, or -1 when another worker is purging the inbox. */
   long sweep() {
     long total = 0;
     try {
       for (int i = 0; i < MAX_BATCHES_PER_SWEEP; i++) {
         PreparedStatement ps = connection().statement("purge");
         ps.setString(1, ctx.inbox());
-        ps.setString(2, ctx.inbox());
-        ps.setInt(3, ctx.retentionBatchSize());
+        ps.setInt(2, ctx.retentionBatchSize());
         String json;
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();
@@ -74,11 +73,12 @@ final class Maintenance {
       return total;
     } catch (SQLException e) {
       if ("42883".equals(e.getSQLState())) {
-        // inbox.purge_inbox is not installed (an older SQL API): retention is skipped, said once.
+        // inbox.try_purge_inbox is not installed (an older SQL API): retention is skipped, said
+        // once.
         if (!purgeMissingLogged) {
           purgeMissingLogged = true;
           LOG.warn(
-              "inbox {}: inbox.purge_inbox is missing; retention skipped until the SQL API is upgraded",
+              "inbox {}: inbox.try_purge_inbox is missing; retention skipped until the SQL API is upgraded",
               ctx.inbox());
         }
         if (wc != null) {

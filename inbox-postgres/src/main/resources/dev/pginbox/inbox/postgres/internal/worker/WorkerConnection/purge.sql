@@ -1,4 +1,4 @@
--- One elected worker at a time: a transaction-level advisory lock (works through PgBouncer
--- transaction pooling, unlike a session lock). NULL when another worker is purging right now.
-SELECT CASE WHEN pg_try_advisory_xact_lock(hashtextextended('inbox.retention:' || ?, 0))
-            THEN inbox.purge_inbox(?, ?)::text END
+-- One retention step, or NULL when another worker is purging this inbox right now (one elected
+-- sweeper per inbox through a row lock on its catalog row, held to the end of the transaction:
+-- works through PgBouncer transaction pooling, and roles without privileges cannot hold it).
+SELECT inbox.try_purge_inbox(?, ?)::text

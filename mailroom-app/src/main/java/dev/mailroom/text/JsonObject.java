@@ -1,4 +1,4 @@
-package dev.mailroom.cli;
+package dev.mailroom.text;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -7,16 +7,16 @@ import java.util.List;
  * A flat JSON object for the operator commands' output, one member per line. Strings are escaped
  * (quotes, backslashes, control characters), so an inbox or error text cannot break the document.
  */
-final class JsonObject {
+public final class JsonObject {
 
   private final List<String> members = new ArrayList<>();
 
-  JsonObject add(String name, String value) {
+  public JsonObject add(String name, String value) {
     members.add(quote(name) + ": " + (value == null ? "null" : quote(value)));
     return this;
   }
 
-  JsonObject add(String name, long value) {
+  public JsonObject add(String name, long value) {
     members.add(quote(name) + ": " + value);
     return this;
   }
@@ -26,7 +26,7 @@ final class JsonObject {
     return members.isEmpty() ? "{}" : "{\n    " + String.join(",\n    ", members) + "\n}";
   }
 
-  static String quote(String text) {
+  public static String quote(String text) {
     StringBuilder out = new StringBuilder(text.length() + 2).append('"');
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);

@@ -1,4 +1,4 @@
-package dev.mailroom.cli;
+package dev.mailroom.text;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

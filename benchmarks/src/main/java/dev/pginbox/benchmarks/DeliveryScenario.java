@@ -1,0 +1,125 @@
+package dev.pginbox.benchmarks;
+
+import com.icegreen.greenmail.util.GreenMail;
+import com.icegreen.greenmail.util.ServerSetup;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The mailroom collector delivering by SMTP (MAILROOM_DELIVERY=smtp) to a GreenMail server in this
+ * JVM on 127.0.0.1: emails per second at batch limit 100 (one SMTP connection per batch), the
+ * send-rate budget's accuracy, and the collector's peak RSS while delivering.
+ */
+final class DeliveryScenario {
+
+  private DeliveryScenario() {}
+
+  static void run(Report report, int runs, double scale, Path jar, List<String> jvmFlags)
+      throws Exception {
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(jar + " is missing: build it with ./mvnw -q package -DskipTests");
+    }
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+    GreenMail smtp = new GreenMail(new ServerSetup(port, "127.0.0.1", ServerSetup.PROTOCOL_SMTP));
+    smtp.start();
+    try {
+      throughput(report, runs, scale, jar, jvmFlags, smtp, port);
+      budget(report, scale, jar, jvmFlags, smtp, port);
+    } finally {
+      smtp.stop();
+    }
+  }
+
+  private static void throughput(
+      Report report, int runs, double scale, Path jar, List<String> jvmFlags, GreenMail smtp, int port)
+      throws Exception {
+    report.section(
+        "Mailroom delivery by SMTP to a local GreenMail server (batch limit 100, one connection per batch; JVM flags: "
+            + (jvmFlags.isEmpty() ? "none" : String.join(" ", jvmFlags)) + ")",
+        "| MAILROOM_CONCURRENCY | emails | first drain after start, emails/s | drain after the commit, emails/s | collector peak RSS |");
+    int emails = (int) Math.max(1_000, 20_000 * scale);
+    for (int concurrency : new int[] {1, 2}) {
+      BenchDatabase db = BenchDatabase.create("delivery");
+      Map<String, String> env = environment(db, jar, port);
+      env.put("MAILROOM_BATCH_LIMIT", "100");
+      env.put("MAILROOM_CONCURRENCY", Integer.toString(concurrency));
+      smtp.purgeEmailFromAllMailboxes();
+      Measurements drain = new Measurements();
+      double cold = 0;
+      try (CollectorProcess collector = new CollectorProcess(jar, jvmFlags, env, false)) {
+        collector.awaitLog("connected", 120);
+        for (int run = -1; run < runs; run++) {
+          MailroomScenario.settle(db);
+          MailroomScenario.insertAccounts(db, "d" + run + "c" + concurrency, emails);
+          long committed = System.nanoTime();
+          int expected = (run + 2) * emails;
+          if (!smtp.waitForIncomingEmail(600_000, expected)) {
+            throw new IllegalStateException("only " + smtp.getReceivedMessages().length + " of " + expected + " emails arrived");
+          }
+          double rate = emails / ((System.nanoTime() - committed) / 1e9);
+          if (run < 0) {
+            cold = rate;
+          } else {
+            drain.add(rate);
+          }
+        }
+        report.row(concurrency, String.format("%,d", emails), String.format("%,.0f", cold), drain.summary(),
+            String.format(Locale.ROOT, "%.0f MiB", collector.peakRssMib()));
+      }
+    }
+  }
+
+  /**
+   * MAILROOM_SEND_RATE=r with many more tokens waiting than the burst: the rate measured from the
+   * first email to the last, after the burst (the bucket starts full), against r.
+   */
+  private static void budget(
+      Report report, double scale, Path jar, List<String> jvmFlags, GreenMail smtp, int port)
+      throws Exception {
+    report.section(
+        "Mailroom send-rate budget (MAILROOM_SEND_RATE) while delivering by SMTP (batch limit 10)",
+        "| budget, emails/s | emails | measured after the burst, emails/s | deviation |");
+    for (double budget : new double[] {20, 100}) {
+      int emails = (int) Math.max(200, budget * 30 * Math.min(1, scale));
+      BenchDatabase db = BenchDatabase.create("budget");
+      Map<String, String> env = environment(db, jar, port);
+      env.put("MAILROOM_BATCH_LIMIT", "10");
+      env.put("MAILROOM_SEND_RATE", Double.toString(budget));
+      smtp.purgeEmailFromAllMailboxes();
+      try (CollectorProcess collector = new CollectorProcess(jar, jvmFlags, env, false)) {
+        collector.awaitLog("connected", 120);
+        MailroomScenario.insertAccounts(db, "b" + (int) budget, emails);
+        int burst = 10;
+        if (!smtp.waitForIncomingEmail(600_000, burst)) {
+          throw new IllegalStateException("the first batch did not arrive");
+        }
+        long afterBurst = System.nanoTime();
+        if (!smtp.waitForIncomingEmail(600_000, emails)) {
+          throw new IllegalStateException("not every email arrived");
+        }
+        double measured = (emails - burst) / ((System.nanoTime() - afterBurst) / 1e9);
+        report.row(String.format(Locale.ROOT, "%.0f", budget), emails,
+            String.format(Locale.ROOT, "%.1f", measured),
+            String.format(Locale.ROOT, "%+.1f %%", (measured / budget - 1) * 100));
+      }
+    }
+  }
+
+  private static Map<String, String> environment(BenchDatabase db, Path jar, int port) throws Exception {
+    Map<String, String> env = MailroomScenario.collectorEnvironment(db, jar);
+    env.put("MAILROOM_DELIVERY", "smtp");
+    env.put("MAILROOM_SMTP_HOST", "127.0.0.1");
+    env.put("MAILROOM_SMTP_PORT", Integer.toString(port));
+    env.put("MAILROOM_SMTP_TLS", "none");
+    env.put("MAILROOM_BATCH_TIMEOUT", "1000");
+    return env;
+  }
+}

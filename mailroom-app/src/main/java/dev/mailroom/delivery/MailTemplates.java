@@ -1,0 +1,122 @@
+package dev.mailroom.delivery;
+
+import dev.mailroom.config.ConfigException;
+import dev.mailroom.output.OutputRecord;
+import dev.mailroom.output.TokenAction;
+import dev.mailroom.text.Html;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The activation and password-recovery emails: for each action a subject, a plain-text and an HTML
+ * template ({@code activation.subject}, {@code activation.txt}, {@code activation.html}, and the
+ * same with {@code password_recovery}), built in or replaced file by file from
+ * MAILROOM_TEMPLATE_DIR. Placeholders: {@code {{login}}}, {@code {{email}}}, {@code {{link}}},
+ * {@code {{code}}}. Values are HTML-escaped in HTML, and stripped of line breaks and control
+ * characters in the subject, so a login like {@code <script>} or one with CRLF injects nothing.
+ */
+public final class MailTemplates {
+
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{(login|email|link|code)}}");
+  private static final Pattern CONTROL = Pattern.compile("[\\p{Cntrl}\\u2028\\u2029]");
+  private static final int MAX_TEMPLATE_BYTES = 64 * 1024;
+
+  private record Parts(String subject, String text, String html) {}
+
+  private final Map<TokenAction, Parts> parts = new EnumMap<>(TokenAction.class);
+  private final String linkBaseUrl;
+
+  /**
+   * @param templateDir the directory whose files replace the built-in ones, or null
+   */
+  public MailTemplates(String linkBaseUrl, Path templateDir) {
+    this.linkBaseUrl = linkBaseUrl;
+    for (TokenAction action : TokenAction.values()) {
+      String base = action.dbName();
+      parts.put(
+          action,
+          new Parts(
+              load(templateDir, base + ".subject").strip(),
+              load(templateDir, base + ".txt"),
+              load(templateDir, base + ".html")));
+    }
+  }
+
+  /** The link of a token: {@code <base>/activate?token=...} or {@code <base>/recover?token=...}. */
+  public String link(TokenAction action, String token) {
+    return linkBaseUrl + action.path() + "?token=" + token;
+  }
+
+  public Email render(OutputRecord record) {
+    Map<String, String> values =
+        Map.of(
+            "login", record.login(),
+            "email", record.email(),
+            "link", link(record.action(), record.token()),
+            "code", record.code());
+    Parts p = parts.get(record.action());
+    return new Email(
+        record.email(),
+        fill(p.subject(), values, MailTemplates::headerSafe),
+        fill(p.text(), values, v -> v),
+        fill(p.html(), values, Html::escape));
+  }
+
+  /** The values of a record for SES templates, which fill them in themselves. */
+  public Map<String, String> values(OutputRecord record) {
+    return Map.of(
+        "login", record.login(),
+        "email", record.email(),
+        "link", link(record.action(), record.token()),
+        "code", record.code(),
+        "token", record.token());
+  }
+
+  static String headerSafe(String value) {
+    return CONTROL.matcher(value).replaceAll(" ");
+  }
+
+  private static String fill(
+      String template, Map<String, String> values, java.util.function.UnaryOperator<String> esc) {
+    Matcher m = PLACEHOLDER.matcher(template);
+    StringBuilder out = new StringBuilder(template.length() + 128);
+    while (m.find()) {
+      m.appendReplacement(out, Matcher.quoteReplacement(esc.apply(values.get(m.group(1)))));
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  private static String load(Path dir, String name) {
+    if (dir != null) {
+      Path file = dir.resolve(name);
+      if (Files.isRegularFile(file)) {
+        try {
+          if (Files.size(file) > MAX_TEMPLATE_BYTES) {
+            throw new ConfigException(
+                "template " + file + " is over " + MAX_TEMPLATE_BYTES + " bytes");
+          }
+          return Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+          throw new ConfigException("cannot read template " + file + ": " + e.getMessage());
+        }
+      }
+    }
+    try (InputStream in = MailTemplates.class.getResourceAsStream("templates/" + name)) {
+      if (in == null) {
+        throw new IllegalStateException("missing built-in template " + name);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

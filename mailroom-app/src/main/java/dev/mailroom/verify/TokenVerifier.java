@@ -1,0 +1,133 @@
+package dev.mailroom.verify;
+
+import dev.mailroom.output.TokenAction;
+import dev.mailroom.output.TokenSigner;
+import dev.mailroom.verify.Verification.Result;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Objects;
+import javax.sql.DataSource;
+
+/**
+ * Checks and consumes the tokens of activation and password-recovery links, for any web framework:
+ * first the signature (constant-time, against the current and previous keys, before the database is
+ * asked anything), then, in one transaction, the token row (action, expiry, use, account state)
+ * locked and consumed, so the original trigger activates the account and a double click consumes
+ * once.
+ */
+public final class TokenVerifier {
+
+  private static final String LOOKUP = resource("token_for_update.sql");
+  private static final String CONSUME =
+      "UPDATE public.tokens SET consumed_at = extract(epoch FROM now()) "
+          + "WHERE id = ? AND consumed_at IS NULL";
+
+  private final DataSource dataSource;
+  private final SigningKeys keys;
+
+  public TokenVerifier(DataSource dataSource, SigningKeys keys) {
+    this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    this.keys = Objects.requireNonNull(keys, "keys");
+  }
+
+  /** {@code GET /activate?token=...}. */
+  public Verification activate(String token) throws SQLException {
+    return verify(TokenAction.ACTIVATION, token, null);
+  }
+
+  /** {@code POST /recover} with the token of the link and the 5-digit code of the email. */
+  public Verification recover(String token, String code) throws SQLException {
+    return verify(TokenAction.PASSWORD_RECOVERY, token, code);
+  }
+
+  private Verification verify(TokenAction action, String token, String code) throws SQLException {
+    if (token == null
+        || token.length() != TokenSigner.TOKEN_LENGTH
+        || !keys.verify(action, token, code)) {
+      return Verification.of(Result.BAD_SIGNATURE);
+    }
+    byte[] secret = Arrays.copyOf(Base64.getUrlDecoder().decode(token), TokenSigner.SECRET_LENGTH);
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        Verification v = consume(c, action, secret, code);
+        c.commit();
+        return v;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      }
+    }
+  }
+
+  private static Verification consume(Connection c, TokenAction action, byte[] secret, String code)
+      throws SQLException {
+    long id;
+    long account;
+    try (PreparedStatement s = c.prepareStatement(LOOKUP)) {
+      s.setBytes(1, secret);
+      try (ResultSet rs = s.executeQuery()) {
+        if (!rs.next() || !action.dbName().equals(rs.getString("action"))) {
+          return Verification.of(Result.UNKNOWN);
+        }
+        id = rs.getLong("id");
+        account = rs.getLong("account");
+        Result refusal = refusal(action, rs, code);
+        if (refusal != null) {
+          return new Verification(refusal, account);
+        }
+      }
+    }
+    try (PreparedStatement s = c.prepareStatement(CONSUME)) {
+      s.setLong(1, id);
+      if (s.executeUpdate() != 1) {
+        return new Verification(Result.ALREADY_CONSUMED, account);
+      }
+    }
+    return new Verification(
+        action == TokenAction.ACTIVATION ? Result.ACTIVATED : Result.RECOVERED, account);
+  }
+
+  /** Why a locked, authentic token cannot be consumed, or null when it can. */
+  private static Result refusal(TokenAction action, ResultSet rs, String code) throws SQLException {
+    if (rs.getBoolean("consumed")) {
+      return Result.ALREADY_CONSUMED;
+    }
+    if (rs.getBoolean("expired")) {
+      return Result.EXPIRED;
+    }
+    String status = rs.getString("status");
+    if (status == null || status.equals("suspended")) {
+      return Result.ACCOUNT_SUSPENDED;
+    }
+    if (action == TokenAction.PASSWORD_RECOVERY) {
+      // The MAC covers the code already; the row must agree, whatever a leaked key allows.
+      if (!Objects.equals(rs.getString("code"), code)) {
+        return Result.BAD_SIGNATURE;
+      }
+      if (!status.equals("active")) {
+        return Result.ACCOUNT_SUSPENDED;
+      }
+    }
+    return null;
+  }
+
+  private static String resource(String name) {
+    try (InputStream in = TokenVerifier.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("missing classpath resource " + name);
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package dev.mailroom.web;
+
+import dev.mailroom.text.Html;
+
+/** The small HTML pages of the verification server: one layout, escaped values. */
+final class Pages {
+
+  private Pages() {}
+
+  static String page(String title, String bodyHtml) {
+    return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        + "<title>"
+        + Html.escape(title)
+        + "</title><style>body{font-family:sans-serif;max-width:46em;margin:2em auto;padding:0 1em}"
+        + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}"
+        + "</style></head><body><h1>"
+        + Html.escape(title)
+        + "</h1>\n"
+        + bodyHtml
+        + "\n</body></html>\n";
+  }
+
+  static String recoveryForm(String token) {
+    return "<form method=\"post\" action=\"/recover\">"
+        + "<input type=\"hidden\" name=\"token\" value=\""
+        + Html.escape(token)
+        + "\"><label>Code from the email: <input name=\"code\" inputmode=\"numeric\""
+        + " pattern=\"[0-9]{5}\" maxlength=\"5\" required autofocus></label> "
+        + "<button type=\"submit\">Recover</button></form>";
+  }
+}

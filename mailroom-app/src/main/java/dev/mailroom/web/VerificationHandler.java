@@ -1,0 +1,137 @@
+package dev.mailroom.web;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import dev.mailroom.text.Html;
+import dev.mailroom.text.JsonObject;
+import dev.mailroom.verify.TokenVerifier;
+import dev.mailroom.verify.Verification;
+import dev.mailroom.verify.Verification.Result;
+import java.io.IOException;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /activate?token=} and {@code POST /recover} (token and code; {@code GET /recover}
+ * shows the form for the code). Answers with a small HTML page, or JSON when the client accepts
+ * {@code application/json}. Failed attempts are limited per client address.
+ */
+final class VerificationHandler implements HttpHandler {
+
+  private static final Logger LOG = LoggerFactory.getLogger(VerificationHandler.class);
+
+  private final TokenVerifier verifier;
+  private final FailedAttempts failures;
+  private final String backLink;
+
+  /**
+   * @param backLink HTML to put under every answer (the demo links back to its mailbox), or ""
+   */
+  VerificationHandler(TokenVerifier verifier, FailedAttempts failures, String backLink) {
+    this.verifier = verifier;
+    this.failures = failures;
+    this.backLink = backLink;
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      String path = exchange.getRequestURI().getPath();
+      String method = exchange.getRequestMethod();
+      String client = exchange.getRemoteAddress().getAddress().getHostAddress();
+      boolean activate = path.equals("/activate");
+      if (!activate && !path.equals("/recover")) {
+        answer(exchange, 404, "not_found", "Not found", null);
+        return;
+      }
+      if (!(method.equals("GET") || (method.equals("POST") && !activate))) {
+        exchange.getResponseHeaders().set("Allow", activate ? "GET" : "GET, POST");
+        answer(exchange, 405, "method_not_allowed", "Method not allowed", null);
+        return;
+      }
+      if (failures.blocked(client)) {
+        answer(exchange, 429, "too_many_attempts", "Too many failed attempts; try later", null);
+        return;
+      }
+      Map<String, String> params;
+      try {
+        params = HttpExchanges.parameters(exchange);
+      } catch (HttpExchanges.TooLarge e) {
+        answer(exchange, 413, "too_large", "Request too large", null);
+        return;
+      }
+      String token = params.get("token");
+      if (!activate && method.equals("GET")) {
+        recoveryForm(exchange, token);
+        return;
+      }
+      String code = params.get("code");
+      if (token == null || (!activate && code == null)) {
+        failures.failed(client);
+        answer(exchange, 400, "malformed", "The link is incomplete", null);
+        return;
+      }
+      Verification v = activate ? verifier.activate(token) : verifier.recover(token, code);
+      if (v.result() == Result.BAD_SIGNATURE || v.result() == Result.UNKNOWN) {
+        failures.failed(client);
+      }
+      answer(exchange, status(v.result()), v.result().name().toLowerCase(Locale.ROOT), text(v), v);
+    } catch (SQLException e) {
+      LOG.warn("verification failed: {}", e.getMessage());
+      answer(exchange, 503, "unavailable", "Cannot verify right now; try again", null);
+    }
+  }
+
+  static int status(Result result) {
+    return switch (result) {
+      case ACTIVATED, RECOVERED -> 200;
+      case BAD_SIGNATURE -> 400;
+      case UNKNOWN -> 404;
+      case ALREADY_CONSUMED -> 409;
+      case EXPIRED -> 410;
+      case ACCOUNT_SUSPENDED -> 403;
+    };
+  }
+
+  private static String text(Verification v) {
+    return switch (v.result()) {
+      case ACTIVATED -> "Your account is active";
+      case RECOVERED -> "Code accepted: you may now choose a new password";
+      case BAD_SIGNATURE -> "This link or code is not valid";
+      case UNKNOWN -> "This link is not known";
+      case ALREADY_CONSUMED -> "This link was used already";
+      case EXPIRED -> "This link has expired";
+      case ACCOUNT_SUSPENDED -> "This account is suspended";
+    };
+  }
+
+  private void recoveryForm(HttpExchange exchange, String token) throws IOException {
+    if (HttpExchanges.wantsJson(exchange)) {
+      answer(exchange, 405, "method_not_allowed", "POST token and code", null);
+      return;
+    }
+    String body = token == null ? "<p>The link is incomplete.</p>" : Pages.recoveryForm(token);
+    HttpExchanges.send(
+        exchange, 200, "text/html", Pages.page("Password recovery", body + backLink));
+  }
+
+  private void answer(HttpExchange exchange, int status, String result, String text, Verification v)
+      throws IOException {
+    if (HttpExchanges.wantsJson(exchange)) {
+      JsonObject json = new JsonObject().add("result", result).add("message", text);
+      if (v != null && v.account() != null && v.result().succeeded()) {
+        json.add("account", v.account());
+      }
+      HttpExchanges.send(exchange, status, "application/json", json.toString() + "\n");
+    } else {
+      HttpExchanges.send(
+          exchange,
+          status,
+          "text/html",
+          Pages.page(text, "<p>" + Html.escape(text) + ".</p>" + backLink));
+    }
+  }
+}

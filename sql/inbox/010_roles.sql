@@ -1,0 +1,381 @@
+-- The role model (docs/security.md): four group roles and the privileges each kind of role gets on
+-- the schema and on every inbox. Functions run with the caller's rights, so what a role may do is
+-- decided by the table and column privileges granted here.
+--
+--   inbox_producer  send: INSERT of the message columns only, SELECT of event_id (ON CONFLICT)
+--   inbox_consumer  claim, mark, run a worker (partitions, leases, retention)
+--   inbox_operator  health, status, dead letters, replay, purge
+--   inbox_reader    health, status, views
+--
+-- The group roles get every inbox; inbox.grant_inbox gives one role one kind on one inbox. Both are
+-- re-applied whenever an inbox's derived objects are rebuilt (create, enable_*, re-install).
+
+-- The group roles, created when missing. Roles belong to the cluster: another database's install
+-- may create them at the same moment, hence the duplicate handlers.
+DO $$
+DECLARE
+    v_role text;
+    v_may_create boolean;
+BEGIN
+    SELECT r.rolsuper OR r.rolcreaterole INTO v_may_create
+    FROM pg_catalog.pg_roles r WHERE r.rolname = CURRENT_USER;
+    FOREACH v_role IN ARRAY ARRAY['inbox_producer', 'inbox_consumer', 'inbox_operator', 'inbox_reader'] LOOP
+        CONTINUE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = v_role);
+        IF NOT v_may_create THEN
+            -- A WARNING, not a NOTICE: install.sql hides notices, and the operator must learn why
+            -- the role is missing.
+            RAISE WARNING 'inbox: role % not created: % may not create roles (create it with CREATE ROLE % NOLOGIN and re-run the install)',
+                v_role, current_user, v_role;
+            CONTINUE;
+        END IF;
+        BEGIN
+            EXECUTE pg_catalog.format('CREATE ROLE %I NOLOGIN', v_role);
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN
+            NULL;  -- created meanwhile by a concurrent install in another database
+        END;
+    END LOOP;
+END;
+$$;
+
+-- Roles given one kind of access to one inbox by inbox.grant_inbox (the group roles are not listed:
+-- they get every inbox).
+CREATE TABLE IF NOT EXISTS inbox.inbox_grants (
+    inbox_name  text NOT NULL REFERENCES inbox.inbox_config ON DELETE CASCADE,
+    role_name   text NOT NULL,
+    kind        text NOT NULL CHECK (kind IN ('producer', 'consumer', 'operator', 'reader')),
+    granted_at  timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (inbox_name, role_name, kind)
+);
+
+-- The group role of a kind.
+CREATE OR REPLACE FUNCTION inbox.group_role(p_kind text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT 'inbox_' || p_kind $$;
+
+CREATE OR REPLACE FUNCTION inbox.check_grant_kind(p_kind text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_kind IS NULL OR p_kind NOT IN ('producer', 'consumer', 'operator', 'reader') THEN
+        RAISE EXCEPTION 'invalid kind %: use producer, consumer, operator or reader', coalesce(quote_literal(p_kind), 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN p_kind;
+END;
+$$;
+
+-- The schema-wide privileges of a kind: the schema, the catalog, and for consumers the
+-- coordination tables of the workers (rows of other inboxes stay out of reach: see the policies
+-- below).
+CREATE OR REPLACE FUNCTION inbox.grant_schema_privileges(p_role text, p_kind text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_role text := quote_ident(p_role);
+BEGIN
+    PERFORM inbox.check_grant_kind(p_kind);
+    EXECUTE format('GRANT USAGE ON SCHEMA inbox TO %s', v_role);
+    -- Every API call starts by reading the catalog row of its inbox; nothing in it is secret.
+    EXECUTE format('GRANT SELECT ON inbox.inbox_config TO %s', v_role);
+    IF p_kind = 'producer' THEN
+        RETURN;
+    END IF;
+    EXECUTE format('GRANT SELECT ON inbox.inbox_ordering_config, inbox.inbox_priority_config TO %s', v_role);
+    IF p_kind = 'consumer' THEN
+        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON inbox.inbox_workers, inbox.inbox_partition_leases TO %s', v_role);
+    ELSE
+        EXECUTE format('GRANT SELECT ON inbox.inbox_workers, inbox.inbox_partition_leases TO %s', v_role);
+    END IF;
+    IF p_kind IN ('consumer', 'operator') THEN
+        -- Retention records how far it stripped payloads; locking the catalog row (which needs an
+        -- UPDATE privilege) elects one retention sweep per inbox (inbox.try_purge_inbox).
+        EXECUTE format('GRANT UPDATE (stripped_until) ON inbox.inbox_config TO %s', v_role);
+    END IF;
+END;
+$$;
+
+-- The privileges of a kind on one inbox's table and views. Column privileges decide what a role
+-- may write: a producer inserts the message columns and nothing else (the server sets received_at,
+-- retry_count, next_attempt_at, seq, priority and bucket; processed_at and error stay NULL), and
+-- reads only event_id (which ON CONFLICT (event_id) needs), never a payload.
+CREATE OR REPLACE FUNCTION inbox.grant_inbox_privileges(p_inbox text, p_role text, p_kind text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_table text := inbox.inbox_table(c);
+    v_role text := quote_ident(p_role);
+    v_marks text;  -- the columns that record an outcome
+    v_view text;
+BEGIN
+    PERFORM inbox.check_grant_kind(p_kind);
+    v_marks := array_to_string(ARRAY(SELECT quote_ident(x) FROM unnest(ARRAY[
+        c.processed_at_column, c.retry_count_column, c.error_column,
+        CASE WHEN c.managed THEN 'next_attempt_at' END]) AS x WHERE x IS NOT NULL), ', ');
+    IF p_kind = 'producer' THEN
+        -- A tracked table belongs to the application, whose writers have their own privileges.
+        IF c.managed THEN
+            EXECUTE format('GRANT INSERT (event_id, event_type, source, aggregate_id, payload, trace_id), '
+                           'SELECT (event_id) ON %s TO %s', v_table, v_role);
+            EXECUTE format('GRANT EXECUTE ON FUNCTION inbox.%I(text[], text[], text[], text[], jsonb[], text[]) TO %s',
+                           'send_' || p_inbox, v_role);
+        END IF;
+        RETURN;
+    END IF;
+
+    EXECUTE format('GRANT SELECT ON %s TO %s', v_table, v_role);
+    IF p_kind = 'consumer' OR p_kind = 'operator' THEN
+        EXECUTE format('GRANT UPDATE (%s) ON %s TO %s', v_marks, v_table, v_role);
+        IF c.retention_enabled THEN
+            -- Retention deletes old rows and (with a dedup window) strips their payload first.
+            EXECUTE format('GRANT DELETE ON %s TO %s', v_table, v_role);
+            IF c.managed THEN
+                EXECUTE format('GRANT UPDATE (payload) ON %s TO %s', v_table, v_role);
+            END IF;
+        END IF;
+    END IF;
+    IF p_kind = 'operator' OR p_kind = 'reader' THEN
+        FOREACH v_view IN ARRAY ARRAY[p_inbox || '_pending', p_inbox || '_dlq', p_inbox || '_stats', 'next_' || p_inbox] LOOP
+            IF to_regclass(format('inbox.%I', v_view)) IS NOT NULL THEN
+                EXECUTE format('GRANT SELECT ON inbox.%I TO %s', v_view, v_role);
+            END IF;
+        END LOOP;
+    END IF;
+END;
+$$;
+
+-- The batch send of a managed inbox, inbox.send_<name>(event ids, types, sources, aggregate ids,
+-- payloads, trace ids): one INSERT ... ON CONFLICT (event_id) DO NOTHING of the arrays, in event id
+-- order (two concurrent batches sharing ids in different orders would otherwise deadlock), whose
+-- arrival order (seq) still follows the arrays: an aggregate's events sent in one call are handed
+-- out in the order given. Setting seq explicitly is the owner's right, not a producer's (a producer
+-- choosing seq could jump the queue), so the function runs as its owner (SECURITY DEFINER) and
+-- takes no seq: EXECUTE on it is what the producers of the inbox are granted. It inserts nothing
+-- but the six message columns, like a producer's own INSERT. Returns the number inserted.
+CREATE OR REPLACE FUNCTION inbox.create_send_function(p_inbox text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_function text := format('inbox.%I', 'send_' || p_inbox);
+BEGIN
+    IF NOT c.managed THEN
+        RETURN;
+    END IF;
+    EXECUTE format($f$
+        CREATE OR REPLACE FUNCTION %1$s(p_event_ids text[], p_event_types text[], p_sources text[],
+                                        p_aggregate_ids text[], p_payloads jsonb[], p_trace_ids text[])
+        RETURNS integer
+        LANGUAGE plpgsql
+        SECURITY DEFINER
+        SET search_path = pg_catalog, pg_temp
+        AS $body$
+        DECLARE
+            v_count integer;
+        BEGIN
+            WITH m AS (
+                SELECT *
+                FROM unnest(p_event_ids, p_event_types, p_sources, p_aggregate_ids, p_payloads, p_trace_ids)
+                    WITH ORDINALITY AS m (event_id, event_type, source, aggregate_id, payload, trace_id, position)
+            ), arrival AS (
+                -- One identity value per row, the smallest to the first element, whatever order
+                -- nextval ran in.
+                SELECT array_agg(s.seq ORDER BY s.seq) AS seqs
+                FROM (SELECT nextval(%3$L::regclass) AS seq FROM m) s
+            )
+            INSERT INTO %2$s (event_id, event_type, source, aggregate_id, payload, trace_id, seq)
+            OVERRIDING SYSTEM VALUE
+            SELECT m.event_id, m.event_type, m.source, m.aggregate_id, m.payload, m.trace_id,
+                   a.seqs[m.position::integer]
+            FROM m CROSS JOIN arrival a
+            ORDER BY m.event_id COLLATE "C", m.position  -- a duplicate in the arrays keeps its first occurrence
+            ON CONFLICT (event_id) DO NOTHING;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            RETURN v_count;
+        END;
+        $body$
+        $f$, v_function, inbox.inbox_table(c), pg_get_serial_sequence(inbox.inbox_table(c), 'seq'));
+    EXECUTE format('REVOKE ALL ON FUNCTION %s(text[], text[], text[], text[], jsonb[], text[]) FROM PUBLIC', v_function);
+END;
+$$;
+
+-- (Re)creates the send function and grants what the group roles and the roles of inbox.grant_inbox
+-- hold on an inbox. Called at the end of every rebuild of its derived objects, so new views get
+-- them and nothing is lost on re-install.
+-- A role that no longer exists is skipped with a warning.
+CREATE OR REPLACE FUNCTION inbox.apply_inbox_grants(p_inbox text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_role text;
+    v_kind text;
+BEGIN
+    PERFORM inbox.create_send_function(p_inbox);
+    FOR v_role, v_kind IN
+        SELECT inbox.group_role(k), k FROM unnest(ARRAY['producer', 'consumer', 'operator', 'reader']) AS k
+        UNION ALL
+        SELECT g.role_name, g.kind FROM inbox.inbox_grants g WHERE g.inbox_name = p_inbox
+    LOOP
+        IF to_regrole(quote_ident(v_role)) IS NULL THEN
+            IF v_role <> inbox.group_role(v_kind) THEN
+                RAISE WARNING 'inbox %: role % of inbox.inbox_grants does not exist; skipped', p_inbox, v_role;
+            END IF;
+            CONTINUE;
+        END IF;
+        PERFORM inbox.grant_inbox_privileges(p_inbox, v_role, v_kind);
+    END LOOP;
+END;
+$$;
+
+-- Gives p_role one kind of access (producer, consumer, operator, reader) to one inbox, now and
+-- after every rebuild and re-install. Idempotent.
+CREATE OR REPLACE FUNCTION inbox.grant_inbox(p_inbox text, p_role text, p_kind text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM inbox.inbox_config_of(p_inbox);
+    PERFORM inbox.check_grant_kind(p_kind);
+    IF p_role IS NULL OR to_regrole(quote_ident(p_role)) IS NULL THEN
+        RAISE EXCEPTION 'role % does not exist', coalesce(quote_literal(p_role), 'NULL')
+            USING ERRCODE = 'undefined_object';
+    END IF;
+    INSERT INTO inbox.inbox_grants (inbox_name, role_name, kind) VALUES (p_inbox, p_role, p_kind)
+    ON CONFLICT DO NOTHING;
+    PERFORM inbox.grant_schema_privileges(p_role, p_kind);
+    PERFORM inbox.grant_inbox_privileges(p_inbox, p_role, p_kind);
+END;
+$$;
+
+-- Takes back what inbox.grant_inbox gave: p_role's privileges on the inbox's table and views (the
+-- other kinds it still holds on the inbox are granted again). The schema-wide privileges stay, as
+-- the role may hold other inboxes. Returns false when the grant was not recorded.
+CREATE OR REPLACE FUNCTION inbox.revoke_inbox(p_inbox text, p_role text, p_kind text)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_view text;
+    v_kind text;
+BEGIN
+    PERFORM inbox.check_grant_kind(p_kind);
+    DELETE FROM inbox.inbox_grants WHERE inbox_name = p_inbox AND role_name = p_role AND kind = p_kind;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    IF to_regrole(quote_ident(p_role)) IS NULL THEN
+        RETURN true;
+    END IF;
+    -- REVOKE ALL on a table also revokes its column privileges.
+    EXECUTE format('REVOKE ALL ON %s FROM %I', inbox.inbox_table(c), p_role);
+    IF c.managed THEN
+        EXECUTE format('REVOKE ALL ON FUNCTION inbox.%I(text[], text[], text[], text[], jsonb[], text[]) FROM %I',
+                       'send_' || p_inbox, p_role);
+    END IF;
+    FOREACH v_view IN ARRAY ARRAY[p_inbox || '_pending', p_inbox || '_dlq', p_inbox || '_stats', 'next_' || p_inbox] LOOP
+        IF to_regclass(format('inbox.%I', v_view)) IS NOT NULL THEN
+            EXECUTE format('REVOKE ALL ON inbox.%I FROM %I', v_view, p_role);
+        END IF;
+    END LOOP;
+    FOR v_kind IN SELECT g.kind FROM inbox.inbox_grants g WHERE g.inbox_name = p_inbox AND g.role_name = p_role LOOP
+        PERFORM inbox.grant_inbox_privileges(p_inbox, p_role, v_kind);
+    END LOOP;
+    RETURN true;
+END;
+$$;
+
+-- The GRANT statements that recreate the privileges others hold on some relations of schema inbox
+-- (owner's own privileges left out). rebuild_inbox_objects drops and recreates the views: it saves
+-- their grants with this and runs them again, so hand-made grants on the views survive too.
+CREATE OR REPLACE FUNCTION inbox.relation_grants(p_relations text[])
+RETURNS text[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(format('GRANT %s ON inbox.%I TO %s%s', a.privilege_type, r.relname,
+               CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)) END,
+               CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)), '{}')
+    FROM pg_class r
+    JOIN pg_namespace n ON n.oid = r.relnamespace AND n.nspname = 'inbox'
+    CROSS JOIN LATERAL aclexplode(r.relacl) a
+    WHERE r.relname = ANY (p_relations) AND a.grantee <> r.relowner
+$$;
+
+-- Runs saved GRANT statements (relation_grants) whose relation exists again.
+CREATE OR REPLACE FUNCTION inbox.restore_grants(p_grants text[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_grant text;
+BEGIN
+    FOREACH v_grant IN ARRAY coalesce(p_grants, '{}') LOOP
+        BEGIN
+            EXECUTE v_grant;
+        EXCEPTION WHEN undefined_table OR undefined_object THEN
+            NULL;  -- the view is gone for good (ordering disabled) or the grantee was dropped
+        END;
+    END LOOP;
+END;
+$$;
+
+-- Rows of the coordination tables are changed only by roles that may record outcomes in the
+-- inbox's table (consumers of that inbox, and its owner), so a consumer of one inbox cannot take
+-- or block another inbox's leases. Everybody with SELECT reads every row.
+CREATE OR REPLACE FUNCTION inbox.may_coordinate(p_inbox text)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce((SELECT has_any_column_privilege(format('%I.%I', c.table_schema, c.table_name), 'UPDATE')
+                     FROM inbox.inbox_config c WHERE c.inbox_name = p_inbox), false)
+$$;
+
+ALTER TABLE inbox.inbox_workers ENABLE ROW LEVEL SECURITY;
+ALTER TABLE inbox.inbox_partition_leases ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS read_all ON inbox.inbox_workers;
+CREATE POLICY read_all ON inbox.inbox_workers FOR SELECT USING (true);
+DROP POLICY IF EXISTS consumers_write ON inbox.inbox_workers;
+CREATE POLICY consumers_write ON inbox.inbox_workers FOR ALL
+    USING (inbox.may_coordinate(inbox_name)) WITH CHECK (inbox.may_coordinate(inbox_name));
+DROP POLICY IF EXISTS read_all ON inbox.inbox_partition_leases;
+CREATE POLICY read_all ON inbox.inbox_partition_leases FOR SELECT USING (true);
+DROP POLICY IF EXISTS consumers_write ON inbox.inbox_partition_leases;
+CREATE POLICY consumers_write ON inbox.inbox_partition_leases FOR ALL
+    USING (inbox.may_coordinate(inbox_name)) WITH CHECK (inbox.may_coordinate(inbox_name));
+
+-- The schema-wide privileges of the group roles and of the roles of inbox.grant_inbox (again on
+-- every install: tables and functions added by an upgrade need them too). The per-inbox ones follow
+-- in 011_upgrade.sql, which rebuilds every inbox.
+DO $$
+DECLARE
+    v_role text;
+    v_kind text;
+BEGIN
+    FOR v_role, v_kind IN
+        SELECT inbox.group_role(k), k FROM pg_catalog.unnest(ARRAY['producer', 'consumer', 'operator', 'reader']) AS k
+        UNION
+        SELECT g.role_name, g.kind FROM inbox.inbox_grants g
+    LOOP
+        IF pg_catalog.to_regrole(pg_catalog.quote_ident(v_role)) IS NOT NULL THEN
+            PERFORM inbox.grant_schema_privileges(v_role, v_kind);
+        END IF;
+    END LOOP;
+END;
+$$;
