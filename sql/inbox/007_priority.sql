@@ -16,6 +16,7 @@ DECLARE
     v_key text;
     v_value jsonb;
 BEGIN
+    PERFORM inbox.check_reserved_names(p_inbox);
     PERFORM inbox.check_column_name(p_priority_column);
     PERFORM inbox.require_column(c, p_priority_column, NULL);
     IF p_priority_map IS NULL OR jsonb_typeof(p_priority_map) <> 'object' THEN

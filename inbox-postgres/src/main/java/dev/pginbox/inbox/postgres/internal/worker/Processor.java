@@ -99,7 +99,20 @@ final class Processor implements Runnable {
       case EMPTY, COMMITTED -> {
         backoff.reset();
         ctx.events().primaryReached();
+        ctx.events().recovered("processor");
         shared.queue().done(order, outcome.claimed(), false);
+      }
+      case REFUSED -> {
+        if (SqlStates.isStandby(outcome.cause())) {
+          Standby.refused(ctx, "processor", outcome.cause());
+          shared.run().sleep(Standby.RETRY);
+          shared.queue().done(order, outcome.claimed(), true);
+          return true;
+        }
+        Duration delay = backoff.next();
+        ctx.events().refused("processor", SqlStates.of(outcome.cause()), outcome.cause(), delay);
+        shared.run().sleep(delay);
+        shared.queue().done(order, outcome.claimed(), true);
       }
       case ROLLED_BACK -> shared.queue().done(order, outcome.claimed(), true);
       case CONNECTION_LOST -> {

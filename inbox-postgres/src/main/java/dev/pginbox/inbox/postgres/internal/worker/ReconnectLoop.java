@@ -53,6 +53,12 @@ final class ReconnectLoop {
             continue;
           }
           Duration delay = backoff.next();
+          String state = e.getSQLState();
+          if (SqlStates.isEnvironmental(state)) {
+            ctx.events().refused(role, state, e, delay);
+            run.sleep(delay);
+            continue;
+          }
           LOG.warn(
               "inbox {}: {} connection failed ({}); retrying in {} ms",
               ctx.inbox(),

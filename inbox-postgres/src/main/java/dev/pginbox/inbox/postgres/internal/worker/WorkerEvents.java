@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,6 +55,9 @@ final class WorkerEvents implements AutoCloseable {
   private Gauge depthGauge;
   private Gauge ageGauge;
   private Gauge heldGauge;
+
+  /** Per role (processor, coordinator, listener): the SQLSTATE of an open refusal episode. */
+  private final Map<String, String> refusals = new ConcurrentHashMap<>();
 
   WorkerEvents(MeterRegistry registry, String inbox, WorkerListener listener) {
     this.registry = registry;
@@ -175,6 +179,41 @@ final class WorkerEvents implements AutoCloseable {
     partitionChanges.increment();
     heldPartitions.set(held.size());
     tell(l -> l.onPartitionsChanged(held, partitions));
+  /**
+   * The database refused a role's work for an environmental reason (see {@link
+   * SqlStates#isEnvironmental}): logged with the SQLSTATE once per episode, and told to the
+   * listener; nothing is charged.
+   */
+  void refused(String role, String state, Throwable error, Duration retryIn) {
+    String before = refusals.put(role, state);
+    if (state.equals(before)) {
+      LOG.debug("inbox {}: {} still refused (SQLSTATE {})", inbox, role, state, error);
+      return;
+    }
+    LOG.error(
+        "inbox {}: the database refuses the {}'s work (SQLSTATE {}): {}; nothing is charged, the"
+            + " messages stay pending, retrying in {} ms until it works",
+        inbox,
+        role,
+        state,
+        error.getMessage(),
+        retryIn.toMillis());
+    tell(l -> l.onDatabaseRefused(state, error, retryIn));
+  }
+
+  /** A role's work succeeded: ends its refusal episode, if one was open. */
+  void recovered(String role) {
+    if (!refusals.isEmpty() && refusals.remove(role) != null) {
+      LOG.warn("inbox {}: the database accepts the {}'s work again", inbox, role);
+      if (refusals.isEmpty()) {
+        tell(WorkerListener::onDatabaseRecovered);
+      }
+    }
+  }
+
+  /** No refusal episode is open. */
+  boolean healthy() {
+    return refusals.isEmpty() && !onStandby.get();
   }
 
   void pending(long depth, double oldestAgeSeconds) {
