@@ -83,6 +83,8 @@ public interface WorkerListener {
    * partitions - 1}), after gaining or losing some.
    */
   default void onPartitionsChanged(Set<Integer> held, int partitions) {}
+
+  /**
    * The database refused the worker's work for a reason that is not the messages' fault: missing
    * privileges (SQLSTATE 42501), a missing table, column or function (42P01, 42703, 42883), a
    * read-only database (25006), a configuration or resource error (classes F0, 53, 58). Nothing is

@@ -75,6 +75,9 @@ final class SqlStates {
           + (sql.getSQLState() == null ? "" : " (SQLSTATE " + sql.getSQLState() + ")");
     }
     return String.valueOf(error.getMessage());
+  }
+
+  /**
    * The database's set-up, not the message: missing privileges, a missing table, column, function,
    * schema, database or inbox, a read-only transaction (a standby), configuration errors (class
    * F0), insufficient resources (53), system errors (58), authorization (28). Such an error is the

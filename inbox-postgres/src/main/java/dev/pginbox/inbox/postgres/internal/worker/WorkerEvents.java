@@ -179,6 +179,8 @@ final class WorkerEvents implements AutoCloseable {
     partitionChanges.increment();
     heldPartitions.set(held.size());
     tell(l -> l.onPartitionsChanged(held, partitions));
+  }
+
   /**
    * The database refused a role's work for an environmental reason (see {@link
    * SqlStates#isEnvironmental}): logged with the SQLSTATE once per episode, and told to the
@@ -196,7 +198,7 @@ final class WorkerEvents implements AutoCloseable {
         inbox,
         role,
         state,
-        error.getMessage(),
+        SqlStates.describe(error),
         retryIn.toMillis());
     tell(l -> l.onDatabaseRefused(state, error, retryIn));
   }
