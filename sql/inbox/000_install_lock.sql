@@ -3,6 +3,9 @@
 -- an advisory lock, which any role that can connect could take and hold forever, serves only the
 -- very first install, when there is no catalog yet. PostgresInboxManager.install() and the
 -- mailroom's installer take it through this file too.
+
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified (docs/security.md).
+SET LOCAL search_path = pg_catalog, pg_temp;
 DO $$
 BEGIN
     IF pg_catalog.to_regclass('inbox.inbox_config') IS NOT NULL THEN
