@@ -4,8 +4,10 @@
 -- very first install, when there is no catalog yet. PostgresInboxManager.install() and the
 -- mailroom's installer take it through this file too.
 
--- Every name below resolves to a built-in (pg_catalog) or is schema-qualified (docs/security.md).
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
 SET LOCAL search_path = pg_catalog, pg_temp;
+
 DO $$
 BEGIN
     IF pg_catalog.to_regclass('inbox.inbox_config') IS NOT NULL THEN

@@ -194,8 +194,59 @@ BEGIN
 END;
 $$;
 
--- The names an inbox derives in schema inbox must be free (or already ours): a view or table of
--- someone else's is never replaced.
+-- Every name an inbox derives in schema inbox, whatever its kind and the features it enables
+-- later: its table, views and indexes (one namespace), and its functions.
+CREATE OR REPLACE FUNCTION inbox.derived_relation_names(p_name text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT ARRAY[p_name, p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name,
+                 p_name || '_claim_idx', p_name || '_dlq_idx', p_name || '_processed_brin',
+                 p_name || '_ordering_idx']
+$$;
+
+CREATE OR REPLACE FUNCTION inbox.derived_function_names(p_name text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT ARRAY['claim_' || p_name, 'priority_of_' || p_name, 'send_' || p_name] $$;
+
+-- An inbox reserves all its derived names from its creation on, so no two inboxes can ever want
+-- the same object (inboxes "a" and "next_a" both want inbox.next_a; "x_pending" and "next_x" both
+-- want inbox.next_x_pending). Raises 42710 when another inbox reserves one of p_name's names.
+-- create_inbox, enable_inbox_tracking and the enable_* functions check it; an install made before
+-- the rule may hold such pairs, and then only the enable_* calls are refused (the upgrade and
+-- drop_inbox leave the other inbox's objects alone instead of failing).
+CREATE OR REPLACE FUNCTION inbox.check_reserved_names(p_name text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_other text;
+    v_object text;
+BEGIN
+    SELECT c.inbox_name, n INTO v_other, v_object
+    FROM inbox.inbox_config c, unnest(inbox.derived_relation_names(c.inbox_name)) AS n
+    WHERE c.inbox_name <> p_name AND n = ANY (inbox.derived_relation_names(p_name))
+    ORDER BY c.inbox_name, n
+    LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'inbox name % collides with inbox %: both derive inbox.%', quote_literal(p_name),
+            quote_literal(v_other), v_object
+            USING ERRCODE = 'duplicate_object',
+                  HINT = 'an inbox <name> reserves <name>, <name>_pending, <name>_dlq, <name>_stats, next_<name> '
+                         'and <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx: choose another name '
+                         '(two inboxes made before names were reserved: drop one of them)';
+    END IF;
+END;
+$$;
+
+-- The names a new inbox derives must be free: reserved by no other inbox (42710), and taken by no
+-- table, view, index or function of schema inbox that is not an inbox's (42P07; 42710 for a function): such an
+-- object is never reused or replaced. The inbox's own table name is checked by the caller
+-- (create_inbox; a tracked table lives where it is).
 CREATE OR REPLACE FUNCTION inbox.check_free_names(p_name text)
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -204,11 +255,37 @@ AS $$
 DECLARE
     v_object text;
 BEGIN
-    FOREACH v_object IN ARRAY ARRAY[p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name] LOOP
+    PERFORM inbox.check_reserved_names(p_name);
+    FOREACH v_object IN ARRAY (inbox.derived_relation_names(p_name))[2:] LOOP
         IF to_regclass(format('inbox.%I', v_object)) IS NOT NULL THEN
             RAISE EXCEPTION 'inbox.% already exists and does not belong to an inbox', v_object
                 USING ERRCODE = 'duplicate_table';
         END IF;
     END LOOP;
+    FOREACH v_object IN ARRAY inbox.derived_function_names(p_name) LOOP
+        IF EXISTS (SELECT 1 FROM pg_proc f WHERE f.pronamespace = 'inbox'::regnamespace AND f.proname = v_object) THEN
+            RAISE EXCEPTION 'function inbox.% already exists and does not belong to an inbox', v_object
+                USING ERRCODE = 'duplicate_object';
+        END IF;
+    END LOOP;
 END;
+$$;
+
+-- Whether relation p_object (in schema inbox) is the inbox's own: its table, an index on it, or a
+-- view that reads it. An install made before names were reserved may hold two inboxes that both
+-- derive a name; the generators and drop_inbox then leave the other inbox's object alone.
+CREATE OR REPLACE FUNCTION inbox.belongs_to_inbox(c inbox.inbox_config, p_object text)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE r.relkind
+        WHEN 'i' THEN EXISTS (SELECT 1 FROM pg_index i WHERE i.indexrelid = r.oid AND i.indrelid = t.oid)
+        WHEN 'v' THEN EXISTS (SELECT 1 FROM pg_rewrite w JOIN pg_depend d
+                                ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
+                              WHERE w.ev_class = r.oid AND d.refclassid = 'pg_class'::regclass
+                                AND d.refobjid = t.oid)
+        ELSE r.oid = t.oid END
+    FROM pg_class r, (SELECT to_regclass(inbox.inbox_table(c)) AS oid) t
+    WHERE r.oid = to_regclass(format('inbox.%I', p_object))
 $$;

@@ -161,16 +161,19 @@ BEGIN
 END;
 $$;
 
--- Creates one index from a template unless an index of that name exists ({{index}} is its
--- quoted name). CREATE INDEX IF NOT EXISTS would still take the table's SHARE lock, which holds
--- off producers until the installing transaction ends.
-CREATE OR REPLACE FUNCTION inbox.create_index_if_missing(p_index text, p_template text, p_values jsonb)
+-- Creates one index from a template unless it exists ({{index}} is its quoted name). CREATE INDEX
+-- IF NOT EXISTS would still take the table's SHARE lock, which holds off producers until the
+-- installing transaction ends. A relation of that name that is not the inbox's (two inboxes made
+-- before names were reserved) is left alone, with a warning.
+CREATE OR REPLACE FUNCTION inbox.create_index_if_missing(c inbox.inbox_config, p_index text, p_template text, p_values jsonb)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF to_regclass(format('inbox.%I', p_index)) IS NULL THEN
+    IF NOT inbox.belongs_to_inbox(c, p_index) THEN
+        RAISE WARNING 'inbox %: inbox.% belongs to something else; index not created', c.inbox_name, p_index;
+    ELSIF to_regclass(format('inbox.%I', p_index)) IS NULL THEN
         EXECUTE inbox.sql_template(p_template, p_values || jsonb_build_object('index', format('%I', p_index)));
     END IF;
 END;
@@ -192,21 +195,21 @@ BEGIN
     -- Claim order over waiting messages only: the index stays as small as the backlog. It also
     -- serves pending counts and the oldest pending message (inbox_health), so received_at needs
     -- no index of its own (one index insert per message saved).
-    PERFORM inbox.create_index_if_missing(c.inbox_name || '_claim_idx',
+    PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_claim_idx',
         'CREATE INDEX {{index}} ON {{table}} (priority, seq) WHERE processed_at IS NULL AND retry_count < {{max_retries}}',
         v_values);
     -- Dead letters: listing, counting, replay by type and DLQ retention.
-    PERFORM inbox.create_index_if_missing(c.inbox_name || '_dlq_idx',
+    PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_dlq_idx',
         'CREATE INDEX {{index}} ON {{table}} (received_at) WHERE processed_at IS NULL AND retry_count >= {{max_retries}}',
         v_values);
     -- Retention and throughput read processed rows by time; BRIN costs next to nothing to maintain.
-    PERFORM inbox.create_index_if_missing(c.inbox_name || '_processed_brin',
+    PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_processed_brin',
         'CREATE INDEX {{index}} ON {{table}} USING brin (processed_at)', v_values);
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
     IF FOUND THEN
         -- The head test of the ordered claim (is there an earlier unprocessed message?).
         -- enable_inbox_ordering drops it first when the columns change.
-        PERFORM inbox.create_index_if_missing(c.inbox_name || '_ordering_idx',
+        PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_ordering_idx',
             'CREATE INDEX {{index}} ON {{table}} ({{aggregate}}, {{sequence}}, seq) WHERE processed_at IS NULL',
             v_values || jsonb_build_object(
                 'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column)));
@@ -234,20 +237,31 @@ BEGIN
 END;
 $$;
 
--- Replaces the view inbox.<p_view> with a new query, keeping the privileges others hold on it
--- (a re-install or an enable_* must not drop a GRANT SELECT ON inbox.orders_dlq TO grafana).
-CREATE OR REPLACE FUNCTION inbox.replace_view(p_view text, p_query text)
+-- Replaces the view inbox.<p_view> of an inbox with a new query (p_query NULL: drops it), keeping
+-- the privileges others hold on it (a re-install or an enable_* must not drop a GRANT SELECT ON
+-- inbox.orders_dlq TO grafana). A relation of that name that is not the inbox's (two inboxes made
+-- before names were reserved) is left alone, with a warning: an install or drop_inbox never fails
+-- because of another inbox.
+CREATE OR REPLACE FUNCTION inbox.replace_view(c inbox.inbox_config, p_view text, p_query text)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
 AS $$
 DECLARE
-    v_grants text[] := inbox.relation_grants(ARRAY[p_view]);
+    v_grants text[];
 BEGIN
+    IF NOT inbox.belongs_to_inbox(c, p_view) THEN
+        RAISE WARNING 'inbox %: inbox.% belongs to something else; view not %', c.inbox_name, p_view,
+            CASE WHEN p_query IS NULL THEN 'dropped' ELSE 'created' END;
+        RETURN;
+    END IF;
+    v_grants := inbox.relation_grants(ARRAY[p_view]);
     EXECUTE format('DROP VIEW IF EXISTS inbox.%I', p_view);
-    EXECUTE format('CREATE VIEW inbox.%I AS %s', p_view, p_query);
-    PERFORM inbox.restore_grants(v_grants);
+    IF p_query IS NOT NULL THEN
+        EXECUTE format('CREATE VIEW inbox.%I AS %s', p_view, p_query);
+        PERFORM inbox.restore_grants(v_grants);
+    END IF;
 END;
 $$;
 
@@ -271,11 +285,11 @@ DECLARE
         'event_type', format('%I', c.event_type_column),
         'processed_at', format('%I', c.processed_at_column));
 BEGIN
-    PERFORM inbox.replace_view(c.inbox_name || '_pending', inbox.sql_template(
+    PERFORM inbox.replace_view(c, c.inbox_name || '_pending', inbox.sql_template(
         'SELECT m.* FROM {{table}} m WHERE {{pending}} ORDER BY {{claim_order}}', v_values));
-    PERFORM inbox.replace_view(c.inbox_name || '_dlq', inbox.sql_template(
+    PERFORM inbox.replace_view(c, c.inbox_name || '_dlq', inbox.sql_template(
         'SELECT m.* FROM {{table}} m WHERE {{dead}} ORDER BY {{arrival_order}}', v_values));
-    PERFORM inbox.replace_view(c.inbox_name || '_stats', inbox.sql_template($v$
+    PERFORM inbox.replace_view(c, c.inbox_name || '_stats', inbox.sql_template($v$
         SELECT m.{{event_type}} AS event_type,
                count(*) FILTER (WHERE {{pending}}) AS pending,
                count(*) FILTER (WHERE m.{{processed_at}} IS NOT NULL) AS processed,
@@ -285,12 +299,12 @@ BEGIN
 
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
     IF NOT FOUND THEN
-        EXECUTE format('DROP VIEW IF EXISTS inbox.%I', 'next_' || c.inbox_name);
+        PERFORM inbox.replace_view(c, 'next_' || c.inbox_name, NULL);
         RETURN;
     END IF;
     -- The next unprocessed message of every aggregate, dead or backing off included: such a head
     -- blocks its aggregate (see docs/consuming.md).
-    PERFORM inbox.replace_view('next_' || c.inbox_name, inbox.sql_template($v$
+    PERFORM inbox.replace_view(c, 'next_' || c.inbox_name, inbox.sql_template($v$
         SELECT DISTINCT ON (m.{{aggregate}}) m.* FROM {{table}} m
         WHERE m.{{processed_at}} IS NULL AND m.{{aggregate}} IS NOT NULL
         ORDER BY m.{{aggregate}}, m.{{sequence}}, {{arrival_order}}$v$,
@@ -565,11 +579,11 @@ BEGIN
     IF EXISTS (SELECT 1 FROM inbox.inbox_config WHERE inbox_name = v_name) THEN
         RAISE EXCEPTION 'inbox % already exists', quote_literal(v_name) USING ERRCODE = 'duplicate_object';
     END IF;
+    PERFORM inbox.check_free_names(v_name);
     IF to_regclass(format('inbox.%I', v_name)) IS NOT NULL THEN
         RAISE EXCEPTION 'inbox.% already exists and is not an inbox; use enable_inbox_tracking for an existing table', v_name
             USING ERRCODE = 'duplicate_table';
     END IF;
-    PERFORM inbox.check_free_names(v_name);
 
     INSERT INTO inbox.inbox_config (inbox_name, table_schema, table_name, managed, max_retries,
         processed_retention, dlq_retention, dedup_retention, backoff_base, backoff_max,
@@ -584,6 +598,7 @@ BEGIN
     PERFORM inbox.rebuild_priority_function(c);
     PERFORM inbox.create_message_table(c);
     PERFORM inbox.rebuild_inbox_objects(v_name);
+    PERFORM inbox.log_operator_action('create_inbox', v_name, jsonb_build_object('max_retries', p_max_retries), NULL);
 END;
 $$;
 
@@ -618,8 +633,8 @@ BEGIN
         END IF;
         PERFORM inbox.inbox_config_of(p_name);  -- raises the standard error
     END IF;
-    EXECUTE format('DROP VIEW IF EXISTS inbox.%I, inbox.%I, inbox.%I, inbox.%I',
-        p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name);
+    PERFORM inbox.replace_view(c, v_view, NULL)
+    FROM unnest(ARRAY[p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name]) AS v_view;
     IF c.managed THEN
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[])', 'claim_' || p_name);
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text[], text[], text[], text[], jsonb[], text[])', 'send_' || p_name);
@@ -632,5 +647,6 @@ BEGIN
         END IF;
     END IF;
     DELETE FROM inbox.inbox_config WHERE inbox_name = p_name;
+    PERFORM inbox.log_operator_action('drop_inbox', p_name, jsonb_build_object('cascade', p_cascade), NULL);
 END;
 $$;

@@ -64,6 +64,8 @@ BEGIN
         v_selector, inbox.state_predicate(c, 'dead'))
         USING p_event_ids, p_event_type;
     GET DIAGNOSTICS v_count = ROW_COUNT;
+    PERFORM inbox.log_operator_action('replay', p_inbox,
+        jsonb_strip_nulls(jsonb_build_object('event_ids', p_event_ids, 'event_type', p_event_type)), v_count);
     RETURN v_count;
 END;
 $$;
@@ -103,12 +105,25 @@ BEGIN
 END;
 $$;
 
+-- Seconds from p_since to now(), never an error whatever a writer put into a timestamp: a time
+-- in the future counts as now (0 seconds) and one before 1970, '-infinity' included, as
+-- 1970-01-01, so a tampered value can neither break monitoring nor make a message look young.
+-- NULL for NULL.
+CREATE OR REPLACE FUNCTION inbox.seconds_since(p_since timestamptz)
+RETURNS double precision
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT extract(epoch FROM now() - greatest(least(p_since, now()), timestamptz '1970-01-01 00:00:00+00'))::float8
+$$;
+
 -- A query for columns p_columns (over alias m) of the oldest pending message. A managed inbox
 -- takes the earliest arrival (lowest seq) from <name>_claim_idx (priority, seq): one index probe
 -- per distinct priority of waiting messages, so no index on received_at has to be maintained on
 -- the produce path. (received_at is the inserting transaction's start time: it follows seq
 -- except across concurrent producers, by the length of their transactions.) A tracked table
--- orders by its received_at column.
+-- orders by its received_at column. A message whose received_at lies in the future (a writer set
+-- it) is passed over, so it cannot hide the messages waiting behind it.
 CREATE OR REPLACE FUNCTION inbox.oldest_pending_sql(c inbox.inbox_config, p_columns text)
 RETURNS text
 LANGUAGE plpgsql STABLE
@@ -126,11 +141,12 @@ BEGIN
                         ORDER BY m.priority LIMIT 1)
                 FROM prio WHERE prio.priority IS NOT NULL)
             SELECT %3$s FROM prio CROSS JOIN LATERAL (
-                SELECT m.* FROM %1$s m WHERE %2$s AND m.priority = prio.priority ORDER BY m.seq LIMIT 1) m
+                SELECT m.* FROM %1$s m WHERE %2$s AND m.priority = prio.priority AND m.received_at <= now()
+                ORDER BY m.seq LIMIT 1) m
             ORDER BY m.seq LIMIT 1$q$, v_table, v_pending, p_columns);
     END IF;
-    RETURN format('SELECT %s FROM %s m WHERE %s ORDER BY m.%I LIMIT 1',
-        p_columns, v_table, v_pending, c.received_at_column);
+    RETURN format('SELECT %s FROM %s m WHERE %s AND m.%I <= now() ORDER BY m.%I LIMIT 1',
+        p_columns, v_table, v_pending, c.received_at_column, c.received_at_column);
 END;
 $$;
 
@@ -177,8 +193,7 @@ BEGIN
         FROM inbox.capped_count(v_table, inbox.state_predicate(c, 'dead'), greatest(c.degraded_dlq, 10000) + 1) x;
     IF c.received_at_column IS NOT NULL THEN
         EXECUTE inbox.oldest_pending_sql(c, format('m.%I', c.received_at_column)) INTO v_oldest;
-        v_age := greatest(0, floor(extract(epoch FROM now() - v_oldest)))::bigint;
-        v_age := coalesce(v_age, 0);
+        v_age := coalesce(floor(inbox.seconds_since(v_oldest))::bigint, 0);
     END IF;
     EXECUTE format('SELECT count(*) FROM %1$s m WHERE m.%2$I >= now() - interval ''1 minute''',
         v_table, c.processed_at_column) INTO v_throughput;
@@ -198,7 +213,7 @@ BEGIN
         'oldest_pending_age_seconds', v_age,
         'throughput_per_minute', v_throughput,
         'status', v_status,
-        'checked_at', now());
+        'checked_at', now()) || inbox.operator_health(p_inbox);
 END;
 $$;
 
@@ -224,6 +239,7 @@ DECLARE
     v_errors jsonb := '[]';
     v_retries jsonb := '{}';
     v_retrying bigint := 0;
+    v_never_due bigint;
     v_oldest jsonb;
 BEGIN
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
@@ -253,10 +269,18 @@ BEGIN
             c.retry_count_column, v_table, v_unprocessed, c.max_retries) INTO v_retries, v_retrying;
     END IF;
 
+    IF c.managed THEN
+        -- Waiting messages that can never be claimed: next_attempt_at = 'infinity' (no worker
+        -- writes it; replay or set next_attempt_at = '-infinity' to release them).
+        EXECUTE format($q$SELECT count(*) FROM %s m WHERE %s AND NOT isfinite(m.next_attempt_at)
+                          AND m.next_attempt_at > now()$q$, v_table, inbox.state_predicate(c, 'pending'))
+            INTO v_never_due;
+    END IF;
+
     IF c.received_at_column IS NOT NULL THEN
         EXECUTE inbox.oldest_pending_sql(c, format($q$jsonb_build_object('event_id', m.%1$I, 'event_type', m.%2$I,
                     'received_at', m.%3$I,
-                    'age_seconds', greatest(0, floor(extract(epoch FROM now() - m.%3$I)))::bigint)$q$,
+                    'age_seconds', floor(inbox.seconds_since(m.%3$I::timestamptz))::bigint)$q$,
             c.id_column, c.event_type_column, c.received_at_column)) INTO v_oldest;
     END IF;
 
@@ -292,6 +316,7 @@ BEGIN
             'pending', v_health -> 'pending_count',
             'pending_exact', v_health -> 'pending_count_exact',
             'retrying', v_retrying,
+            'never_due', v_never_due,
             'dead', v_health -> 'dlq_count',
             'dead_exact', v_health -> 'dlq_count_exact'),
         'processed', v_rates,
@@ -300,7 +325,8 @@ BEGIN
         'retry_distribution', v_retries,
         'oldest_pending', v_oldest,
         'oldest_pending_age_seconds', v_health -> 'oldest_pending_age_seconds',
-        'checked_at', now());
+        'checked_at', now()) || (v_health - ARRAY['inbox', 'status', 'pending_count', 'pending_count_exact', 'dlq_count',
+            'dlq_count_exact', 'oldest_pending_age_seconds', 'throughput_per_minute', 'checked_at']);
 END;
 $$;
 
@@ -382,6 +408,11 @@ BEGIN
             USING c.dlq_retention, v_budget;
         GET DIAGNOSTICS v_dead = ROW_COUNT;
         v_budget := v_budget - v_dead;
+    END IF;
+    -- Audited when it changed rows, except as the workers' retention sweep (inbox.retention_sweep).
+    IF v_deleted + v_stripped + v_dead > 0 AND current_setting('inbox.retention_sweep', true) IS DISTINCT FROM 'on' THEN
+        PERFORM inbox.log_operator_action('purge', p_inbox, jsonb_build_object('batch_size', p_batch_size),
+            v_deleted + v_stripped + v_dead);
     END IF;
 
     RETURN jsonb_build_object('inbox', c.inbox_name, 'deleted_processed', v_deleted,

@@ -19,6 +19,7 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_type text;
 BEGIN
+    PERFORM inbox.check_reserved_names(p_inbox);
     PERFORM inbox.check_column_name(p_aggregate_column);
     PERFORM inbox.check_column_name(p_sequence_column);
     PERFORM inbox.require_column(c, p_aggregate_column, NULL);
@@ -32,9 +33,25 @@ BEGIN
             enabled_at = now();
     IF c.managed THEN
         -- rebuild_inbox_objects creates it again on the new columns.
-        EXECUTE format('DROP INDEX IF EXISTS inbox.%I', p_inbox || '_ordering_idx');
+        PERFORM inbox.drop_ordering_index(c);
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
+    PERFORM inbox.log_operator_action('enable_ordering', p_inbox, jsonb_build_object(
+        'aggregate_column', p_aggregate_column, 'sequence_column', p_sequence_column), NULL);
+END;
+$$;
+
+-- Drops <name>_ordering_idx if it is the inbox's (see inbox.belongs_to_inbox).
+CREATE OR REPLACE FUNCTION inbox.drop_ordering_index(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+BEGIN
+    IF inbox.belongs_to_inbox(c, c.inbox_name || '_ordering_idx') THEN
+        EXECUTE format('DROP INDEX inbox.%I', c.inbox_name || '_ordering_idx');
+    END IF;
 END;
 $$;
 
@@ -48,9 +65,10 @@ DECLARE
 BEGIN
     DELETE FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     IF c.managed THEN
-        EXECUTE format('DROP INDEX IF EXISTS inbox.%I', p_inbox || '_ordering_idx');
+        PERFORM inbox.drop_ordering_index(c);
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
+    PERFORM inbox.log_operator_action('disable_ordering', p_inbox, '{}', NULL);
 END;
 $$;
 
@@ -91,6 +109,9 @@ $$;
 --                          the same aggregate that was already processed (it arrived too late);
 --   blocked_by_dead_letter the aggregate's head is a dead letter and messages wait behind it
 --                          (replay or purge it to unblock them).
+--   blocked_by_never_due   managed inboxes: the aggregate's head waits with next_attempt_at =
+--                          'infinity', so it is never claimed, and messages wait behind it (set its
+--                          next_attempt_at to '-infinity' to release it).
 -- A diagnostic: it reads the unprocessed rows and the processed rows of their aggregates.
 CREATE OR REPLACE FUNCTION inbox.inbox_ordering_gaps(p_inbox text)
 RETURNS TABLE (aggregate_id text, issue text, event_id text, sequence text, previous_sequence text, detail text)
@@ -131,7 +152,8 @@ $f$;
 
     RETURN QUERY EXECUTE format($q$
         WITH unprocessed AS (
-            SELECT m.%1$I::text AS agg, m.%2$I::text AS id, m.%3$I AS s, %4$s AS arrival, (%5$s) AS dead
+            SELECT m.%1$I::text AS agg, m.%2$I::text AS id, m.%3$I AS s, %4$s AS arrival, (%5$s) AS dead,
+                   %9$s AS never_due
             FROM %6$s m
             WHERE m.%7$I IS NULL AND m.%1$I IS NOT NULL
         ), last_done AS (
@@ -140,7 +162,7 @@ $f$;
             WHERE m.%7$I IS NOT NULL AND m.%1$I::text IN (SELECT u.agg FROM unprocessed u)
             GROUP BY 1
         ), chain AS (
-            SELECT u.agg, u.id, u.s, u.dead, l.s AS done_s,
+            SELECT u.agg, u.id, u.s, u.dead, u.never_due, l.s AS done_s,
                    greatest(lag(u.s) OVER w, l.s) AS prev_s,
                    row_number() OVER w AS pos,
                    count(*) OVER (PARTITION BY u.agg) AS n
@@ -154,11 +176,17 @@ $f$;
             SELECT ch.agg, 'blocked_by_dead_letter', ch.id, ch.s::text, NULL,
                    format('dead letter %%s blocks %%s later message(s)', ch.id, ch.n - 1), ch.s
             FROM chain ch WHERE ch.pos = 1 AND ch.dead AND ch.n > 1
+            UNION ALL
+            SELECT ch.agg, 'blocked_by_never_due', ch.id, ch.s::text, NULL,
+                   format('message %%s is never due (next_attempt_at = infinity) and blocks %%s later message(s)',
+                          ch.id, ch.n - 1), ch.s
+            FROM chain ch WHERE ch.pos = 1 AND ch.never_due AND NOT ch.dead AND ch.n > 1
         )
         SELECT f.agg, f.issue, f.id, f.seq, f.prev, f.detail FROM findings f
         ORDER BY f.agg, f.sort_s, f.issue$q$,
         o.aggregate_column, c.id_column, o.sequence_column, v_arrival,
-        inbox.state_predicate(c, 'dead'), inbox.inbox_table(c), c.processed_at_column, v_integer_findings);
+        inbox.state_predicate(c, 'dead'), inbox.inbox_table(c), c.processed_at_column, v_integer_findings,
+        CASE WHEN c.managed THEN 'm.next_attempt_at = ''infinity''' ELSE 'false' END);
 END;
 $$;
 

@@ -153,7 +153,7 @@ BEGIN
         inbox.inbox_table(c), c.max_retries)
         INTO depth;
     EXECUTE inbox.oldest_pending_sql(c, 'm.received_at') INTO v_oldest;
-    oldest_age_seconds := coalesce(extract(epoch FROM now() - v_oldest), 0)::float8;
+    oldest_age_seconds := coalesce(inbox.seconds_since(v_oldest), 0);
 END;
 $$;
 

@@ -8,9 +8,11 @@ import dev.mailroom.delivery.Deliveries;
 import dev.mailroom.delivery.DeliveryConfig;
 import dev.mailroom.embedded.EmbeddedDatabase;
 import dev.mailroom.embedded.SecretKeyStore;
+import dev.mailroom.ops.OperatorHttp;
 import dev.mailroom.output.TokenDelivery;
 import dev.mailroom.output.TokenSigner;
 import dev.mailroom.schema.SchemaInstaller;
+import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.WorkerOptions;
@@ -39,6 +41,9 @@ public final class Collector {
 
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILURE = 1;
+
+  /** The budget's wait happens before the claim, so it never counts against this. */
+  private static final Duration PROCESSING_TIMEOUT = Duration.ofMinutes(5);
 
   /** What the process talks to. */
   public record Io(Map<String, String> env, OutputStream stdout, PrintStream stderr, Clock clock) {}
@@ -164,12 +169,12 @@ public final class Collector {
       TokenDelivery delivery,
       SendRateLimiter limiter,
       CollectorLog log) {
+    OperatorHttp operatorHttp = OperatorHttp.fromEnvironment(io.env(), demo);
+    MeterRegistry metrics = operatorHttp.metrics(registry);
     TokenCollector handler =
         new TokenCollector(
-            new TokenSigner(config.secretKey()), delivery, log, limiter, registry, config.queue());
-    listener =
-        new CollectorListener(
-            log, config.database().describe(), limiter, () -> stopRequested.getCount() == 0);
+            new TokenSigner(config.secretKey()), delivery, log, metrics, config.queue());
+    listener = new CollectorListener(log, config.database().describe());
     WorkerOptions options =
         WorkerOptions.builder(config.queue())
             .batchSize(config.batchLimit())
@@ -181,13 +186,22 @@ public final class Collector {
             // claim keeps priority order per claim) and TokenOutput writes each batch's lines at
             // once.
             .concurrency(config.concurrency())
-            // A slow reader can block a write for a while: the watchdog must not take a batch away
-            // (and send it twice) because stdout is slow. The rate budget's wait also counts here.
-            .processingTimeout(processingTimeout(config))
+            // A slow reader (or SMTP server) can block a batch for a while: the watchdog must not
+            // take a batch away (and send it twice) because its recipient is slow.
+            .processingTimeout(PROCESSING_TIMEOUT)
             .build();
-    worker = CollectorWorkers.create(dataSource, options, handler, listener, registry);
+    worker =
+        CollectorWorkers.create(
+            dataSource,
+            options,
+            handler,
+            listener,
+            limiter == null ? ClaimPermits.UNLIMITED : limiter,
+            metrics);
     DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
+    OperatorHttp.Running http = null;
     try {
+      http = operatorHttp.start(dataSource, worker, log::info);
       worker.start();
       started.countDown();
       if (demoSignups != null) {
@@ -200,11 +214,17 @@ public final class Collector {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      log.error("cannot serve MAILROOM_HTTP_PORT: " + e.getMessage());
+      return EXIT_FAILURE;
     } finally {
       if (demoSignups != null) {
         demoSignups.stop();
       }
       worker.stop();
+      if (http != null) {
+        http.close();
+      }
     }
     Optional<Throwable> failure = worker.failure();
     if (failure.isPresent()) {
@@ -219,14 +239,6 @@ public final class Collector {
       return EXIT_FAILURE;
     }
     return EXIT_OK;
-  }
-
-  static Duration processingTimeout(MailroomConfig config) {
-    Duration base = Duration.ofMinutes(5);
-    if (config.sendRate() == null) {
-      return base;
-    }
-    return base.plusMillis((long) Math.ceil(config.batchLimit() * 1000 / config.sendRate()));
   }
 
   /**

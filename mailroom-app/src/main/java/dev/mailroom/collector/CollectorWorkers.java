@@ -1,6 +1,7 @@
 package dev.mailroom.collector;
 
 import dev.pginbox.inbox.BatchHandler;
+import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.WorkerOptions;
@@ -18,10 +19,13 @@ final class CollectorWorkers {
       WorkerOptions options,
       BatchHandler handler,
       WorkerListener listener,
+      ClaimPermits claimPermits,
       MeterRegistry registry) {
     return PostgresInboxWorker.builder(dataSource, options)
         .batchHandler(handler)
         .listener(listener)
+        // The send-rate budget: permits are taken before a claim, never inside a transaction.
+        .claimPermits(claimPermits)
         .meterRegistry(registry)
         .build();
   }

@@ -1,16 +1,19 @@
 package dev.mailroom.collector;
 
+import dev.pginbox.inbox.ClaimPermits;
+import java.time.Duration;
 import java.util.function.LongSupplier;
 
 /**
  * A token bucket for the send-rate budget (emails per second, e.g. 0.38 for $100/month of SES). The
- * bucket holds at most {@code burst} emails and refills continuously. The collector waits for one
- * permit <em>before</em> it claims a batch (no transaction is open while it waits) and then takes
- * what it sent, which may leave the bucket in debt: the next claim waits the debt off. Over any
- * window the emails sent stay within {@code burst + rate * seconds}; nothing is dropped, tokens
- * simply wait in the inbox.
+ * bucket holds at most {@code burst} emails and refills continuously. The collector's worker takes
+ * its permits <em>before</em> it claims a batch ({@link ClaimPermits}: no transaction is open while
+ * it waits) and claims no more messages than it was granted; {@code send} waits for a permit per
+ * line and then records what it sent, which may leave the bucket in debt that the next line waits
+ * off. Over any window the emails sent stay within {@code burst + rate * seconds}; nothing is
+ * dropped, tokens simply wait in the inbox.
  */
-public final class SendRateLimiter {
+public final class SendRateLimiter implements ClaimPermits {
 
   /** How the limiter waits; tests substitute a fake clock and sleeper. */
   public interface Sleeper {
@@ -62,6 +65,40 @@ public final class SendRateLimiter {
       }
       sleeper.sleepNanos(Math.max(wait, 1));
     }
+  }
+
+  /**
+   * The worker's permit before a claim: waits up to {@code wait} for at least one email of budget,
+   * then takes as many as the claim may use (at most {@code max}); 0 when the wait ran out. The
+   * claim never exceeds the budget, so nothing has to be paid back afterwards.
+   */
+  @Override
+  public int acquire(int max, Duration wait) throws InterruptedException {
+    long deadline = nanoTime.getAsLong() + wait.toNanos();
+    while (true) {
+      long sleep;
+      synchronized (this) {
+        refill();
+        if (available >= 1) {
+          int granted = (int) Math.min(max, Math.floor(available));
+          available -= granted;
+          return granted;
+        }
+        long remaining = deadline - nanoTime.getAsLong();
+        if (remaining <= 0) {
+          return 0;
+        }
+        sleep = Math.min(remaining, (long) Math.ceil((1 - available) / permitsPerNano));
+      }
+      sleeper.sleepNanos(Math.max(sleep, 1));
+    }
+  }
+
+  /** What a claim did not use goes back into the bucket (never above the burst). */
+  @Override
+  public synchronized void release(int unused) {
+    refill();
+    available = Math.min(burst, available + unused);
   }
 
   /** Records {@code emails} sent; the bucket may go into debt. */

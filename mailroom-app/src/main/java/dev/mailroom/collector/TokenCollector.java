@@ -40,26 +40,20 @@ public final class TokenCollector implements BatchHandler {
   private final TokenSigner signer;
   private final TokenDelivery delivery;
   private final CollectorLog log;
-  private final SendRateLimiter rateLimiter;
   private final Counter sent;
   private final Counter skipped;
   private final Counter retried;
   private final Counter deadLettered;
 
-  /**
-   * @param rateLimiter the send budget to charge, or null for none
-   */
   public TokenCollector(
       TokenSigner signer,
       TokenDelivery delivery,
       CollectorLog log,
-      SendRateLimiter rateLimiter,
       MeterRegistry registry,
       String inbox) {
     this.signer = signer;
     this.delivery = delivery;
     this.log = log;
-    this.rateLimiter = rateLimiter;
     this.sent =
         Counter.builder("mailroom.tokens.sent")
             .tag("inbox", inbox)
@@ -129,9 +123,6 @@ public final class TokenCollector implements BatchHandler {
         if (outcome.kind() != Outcome.Kind.PROCESSED) {
           outcomes.put(recordEvents.get(i), outcome);
         }
-      }
-      if (rateLimiter != null) {
-        rateLimiter.consume(records.size());
       }
     }
     return BatchResult.of(outcomes);

@@ -24,8 +24,7 @@ class CollectorListenerTest {
           Clock.fixed(Instant.parse("2024-04-20T13:37:00Z"), ZoneOffset.UTC),
           false);
   private final CollectorListener listener =
-      new CollectorListener(
-          log, "host=/tmp port=5432 dbname=mailroom user=ogu sslmode=disable", null, () -> false);
+      new CollectorListener(log, "host=/tmp port=5432 dbname=mailroom user=ogu sslmode=disable");
 
   @Test
   void prints_the_originals_lines_once_per_batch_cycle() {
@@ -51,23 +50,5 @@ class CollectorListenerTest {
         2024/04/20 13:37:00 [PG] connecting to host=/tmp port=5432 dbname=mailroom user=ogu sslmode=disable
         """);
     assertThat(listener.isConnected()).isFalse();
-  }
-
-  @Test
-  void waits_off_the_send_budget_after_a_commit() throws Exception {
-    SendRateLimiter limiter = SendRateLimiter.of(50, 2);
-    CollectorListener throttled = new CollectorListener(log, "x", limiter, () -> false);
-    limiter.consume(4); // two in debt
-    throttled.onBatchCommitted(4);
-    assertThat(limiter.available()).isGreaterThanOrEqualTo(1.0);
-  }
-
-  @Test
-  void a_stop_ends_the_budget_wait() {
-    SendRateLimiter limiter = SendRateLimiter.of(0.001, 1);
-    CollectorListener stopping = new CollectorListener(log, "x", limiter, () -> true);
-    limiter.consume(100);
-    stopping.onBatchCommitted(100);
-    assertThat(limiter.available()).isLessThan(0);
   }
 }

@@ -2,6 +2,7 @@ package dev.mailroom.collector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -39,5 +40,43 @@ class SendRateLimiterTest {
     limiter.consume(10);
     now.addAndGet(3_600_000_000_000L);
     assertThat(limiter.available()).isEqualTo(10.0);
+  }
+
+  @Test
+  void a_claim_takes_no_more_permits_than_the_budget_holds() throws Exception {
+    assertThat(limiter.acquire(4, Duration.ofSeconds(1))).isEqualTo(4);
+    assertThat(limiter.acquire(100, Duration.ofSeconds(1))).isEqualTo(6);
+    long before = now.get();
+    // Empty: the next permit is ~2.63 s away at 0.38/s.
+    assertThat(limiter.acquire(100, Duration.ofSeconds(10))).isEqualTo(1);
+    assertThat(now.get() - before).isBetween(2_600_000_000L, 2_700_000_000L);
+  }
+
+  @Test
+  void a_wait_shorter_than_the_next_permit_grants_nothing_and_ends_on_time() throws Exception {
+    limiter.acquire(10, Duration.ZERO);
+    long before = now.get();
+    assertThat(limiter.acquire(10, Duration.ofMillis(500))).isZero();
+    assertThat(now.get() - before).isEqualTo(500_000_000L);
+  }
+
+  @Test
+  void unused_permits_go_back_but_never_above_the_burst() throws Exception {
+    assertThat(limiter.acquire(10, Duration.ZERO)).isEqualTo(10);
+    limiter.release(7);
+    assertThat(limiter.available()).isEqualTo(7.0);
+    limiter.release(10);
+    assertThat(limiter.available()).isEqualTo(10.0);
+  }
+
+  @Test
+  void claims_through_permits_stay_within_the_budget_over_an_hour() throws Exception {
+    long sent = 0;
+    while (now.get() < 3_600_000_000_000L) {
+      sent += limiter.acquire(10, Duration.ofSeconds(1));
+    }
+    double seconds = now.get() / 1e9;
+    assertThat(sent).isLessThanOrEqualTo((long) (10 + 0.38 * seconds));
+    assertThat(sent).isGreaterThanOrEqualTo((long) (0.38 * seconds));
   }
 }

@@ -53,7 +53,7 @@ class TokenCollectorTest {
         new CollectorLog(
             new PrintStream(stderr, true, StandardCharsets.UTF_8), Clock.systemUTC(), true);
     return new TokenCollector(
-        signer, new LineDelivery(new TokenOutput(out)), log, null, registry, "mailroom");
+        signer, new LineDelivery(new TokenOutput(out)), log, registry, "mailroom");
   }
 
   /**

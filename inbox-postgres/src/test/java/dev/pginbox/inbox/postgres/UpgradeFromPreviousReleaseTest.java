@@ -1,6 +1,7 @@
 package dev.pginbox.inbox.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pginbox.inbox.testing.TestDatabase;
 import dev.pginbox.inbox.testing.TestPostgres;
@@ -58,6 +59,10 @@ class UpgradeFromPreviousReleaseTest {
         "SELECT inbox.enable_inbox_tracking('up_tracked', 'public.app_events', 'id', 'done_at',"
             + " 'kind', 'arrived', NULL, 'attempts', 'last_error', p_max_retries => 2)");
 
+    // Release 0.1.0 let these two want the same object: "next_coll" is coll's ordering view.
+    h.execute("SELECT inbox.create_inbox('coll')");
+    h.execute("SELECT inbox.create_inbox('next_coll')");
+    h.execute("INSERT INTO inbox.next_coll (event_id) VALUES ('kept')");
     for (String inbox : new String[] {"up_plain", "up_priority", "up_parts"}) {
       h.execute(
           "INSERT INTO inbox."
@@ -249,5 +254,20 @@ class UpgradeFromPreviousReleaseTest {
         .isEqualTo(2);
     assertThat(one("SELECT inbox.inbox_status('up_tracked') ->> 'status'", String.class))
         .isEqualTo("healthy");
+  }
+
+  @Test
+  void inboxes_of_0_1_0_whose_names_collide_upgrade_and_drop_without_harming_each_other() {
+    assertThatThrownBy(
+            () -> jdbi.useHandle(h -> h.execute("SELECT inbox.enable_inbox_ordering('coll')")))
+        .hasMessageContaining("collides with inbox 'next_coll'");
+    jdbi.useHandle(h -> h.execute("SELECT inbox.drop_inbox('coll', p_cascade => true)"));
+    assertThat(claim("next_coll", 10)).containsExactly("kept");
+    jdbi.useHandle(h -> h.execute("SELECT inbox.drop_inbox('next_coll', p_cascade => true)"));
+    assertThat(
+            one(
+                "SELECT count(*) FROM pg_class WHERE relnamespace = 'inbox'::regnamespace AND relname ~ 'coll'",
+                Long.class))
+        .isZero();
   }
 }
