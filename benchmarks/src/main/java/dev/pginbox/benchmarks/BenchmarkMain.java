@@ -15,6 +15,7 @@ import java.util.List;
  * scenarios: produce consume consume-plain consume-ordered consume-partitioned e2e mailroom (includes memory) delivery (SMTP, not in the default set)
  *   operator (default: all)
  * --mailroom-jar PATH (default mailroom-app/target/mailroom-app.jar), --collector-jvm-flag FLAG (repeatable)
+ * footprint: the distribution's bin/mailroom (--mailroom-dist PATH, default mailroom-app/target/mailroom/mailroom)
  * </pre>
  */
 public final class BenchmarkMain {
@@ -26,6 +27,7 @@ public final class BenchmarkMain {
     double scale = 1.0;
     Path out = null;
     Path mailroomJar = Path.of("mailroom-app/target/mailroom-app.jar");
+    Path mailroomDist = Path.of("mailroom-app/target/mailroom/mailroom");
     List<String> collectorFlags = new ArrayList<>();
     List<String> scenarios = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
@@ -34,6 +36,7 @@ public final class BenchmarkMain {
         case "--scale" -> scale = Double.parseDouble(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
         case "--mailroom-jar" -> mailroomJar = Path.of(args[++i]);
+        case "--mailroom-dist" -> mailroomDist = Path.of(args[++i]);
         case "--collector-jvm-flag" -> collectorFlags.add(args[++i]);
         default -> scenarios.add(args[i]);
       }
@@ -62,6 +65,7 @@ public final class BenchmarkMain {
             List.of(ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
         case "e2e" -> EndToEndScenario.run(report, scale);
         case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
+        case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);
         case "delivery" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags);
         case "operator" -> OperatorFunctionsScenario.run(report, scale < 1 ? new int[] {10_000, 100_000}
             : new int[] {10_000, 1_000_000});

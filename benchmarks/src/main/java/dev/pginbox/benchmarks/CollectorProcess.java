@@ -28,11 +28,11 @@ final class CollectorProcess implements AutoCloseable {
 
   CollectorProcess(Path jar, List<String> jvmFlags, Map<String, String> env, boolean rememberEmails)
       throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(jvmFlags);
-    command.add("-jar");
-    command.add(jar.toString());
+    this(javaJar(jar, jvmFlags), env, rememberEmails);
+  }
+
+  /** Any command that runs the collector, e.g. the distribution's bin/mailroom. */
+  CollectorProcess(List<String> command, Map<String, String> env, boolean rememberEmails) throws IOException {
     stderr = Files.createTempFile("collector", ".log");
     ProcessBuilder builder = new ProcessBuilder(command).redirectError(stderr.toFile());
     builder.environment().putAll(env);
@@ -40,6 +40,15 @@ final class CollectorProcess implements AutoCloseable {
     reader = new Thread(() -> read(rememberEmails), "collector-stdout");
     reader.setDaemon(true);
     reader.start();
+  }
+
+  private static List<String> javaJar(Path jar, List<String> jvmFlags) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmFlags);
+    command.add("-jar");
+    command.add(jar.toString());
+    return command;
   }
 
   private void read(boolean rememberEmails) {
@@ -87,13 +96,28 @@ final class CollectorProcess implements AutoCloseable {
 
   /** Peak resident set size (VmHWM) in MiB, read from /proc while the process lives. */
   double peakRssMib() throws IOException {
-    for (String line :
-        Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
-      if (line.startsWith("VmHWM:")) {
+    return statusMib("VmHWM:");
+  }
+
+  /** Resident set size now (VmRSS) in MiB. */
+  double rssMib() throws IOException {
+    return statusMib("VmRSS:");
+  }
+
+  /** CPU time (user + system) the process has used so far, in ms (USER_HZ = 100 on Linux). */
+  double cpuMillis() throws IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10.0;
+  }
+
+  private double statusMib(String field) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+      if (line.startsWith(field)) {
         return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
       }
     }
-    throw new IllegalStateException("no VmHWM for pid " + process.pid());
+    throw new IllegalStateException("no " + field + " for pid " + process.pid());
   }
 
   @Override

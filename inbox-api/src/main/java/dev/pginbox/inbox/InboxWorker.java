@@ -26,6 +26,14 @@ public interface InboxWorker extends AutoCloseable {
 
   boolean isRunning();
 
+  /**
+   * Running, and the database is not refusing its work (see {@link
+   * WorkerListener#onDatabaseRefused}): what a readiness or health check should report.
+   */
+  default boolean isHealthy() {
+    return isRunning();
+  }
+
   /** Waits until the worker has stopped (by {@link #stop()} or a fatal error); false on timeout. */
   boolean awaitTermination(Duration timeout) throws InterruptedException;
 

@@ -52,4 +52,17 @@ public interface WorkerListener {
 
   /** A connection failed; the worker retries after {@code retryIn} (capped exponential backoff). */
   default void onConnectionLost(Throwable error, Duration retryIn) {}
+
+  /**
+   * The database refused the worker's work for a reason that is not the messages' fault: missing
+   * privileges (SQLSTATE 42501), a missing table, column or function (42P01, 42703, 42883), a
+   * read-only database (25006), a configuration or resource error (classes F0, 53, 58). Nothing is
+   * charged to any message, they stay pending, and the worker retries after {@code retryIn}. Called
+   * once per episode (and again if the SQLSTATE changes); {@link #onDatabaseRecovered()} ends it.
+   * Meanwhile {@link InboxWorker#isHealthy()} is false.
+   */
+  default void onDatabaseRefused(String sqlState, Throwable error, Duration retryIn) {}
+
+  /** The work the database refused succeeds again. */
+  default void onDatabaseRecovered() {}
 }

@@ -1,6 +1,6 @@
 package dev.pginbox.inbox.postgres.archfixture;
 
-/** Half of a deliberate cycle: proves that ArchitectureTest's cycle rules can fail. */
+/** Half of a deliberate cycle: proves that LibraryArchitectureTest's cycle rules can fail. */
 public final class CycleA {
   final CycleB other = null;
 }

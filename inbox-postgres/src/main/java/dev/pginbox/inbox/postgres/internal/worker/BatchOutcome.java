@@ -26,7 +26,12 @@ record BatchOutcome(Kind kind, int claimed, Throwable cause) {
     /** Stop took the batch away after the shutdown grace (rolled back, nobody charged). */
     STOPPED,
     /** The handler threw HandlerAbortException: rolled back, the worker stops. */
-    HANDLER_ABORTED
+    HANDLER_ABORTED,
+    /**
+     * The database refused the work for an environmental reason (a revoked privilege, a missing
+     * table): rolled back, nobody is charged, the processor backs off.
+     */
+    REFUSED
   }
 
   static BatchOutcome empty() {
@@ -48,6 +53,10 @@ record BatchOutcome(Kind kind, int claimed, Throwable cause) {
   static BatchOutcome takenAway(InFlightBatch batch) {
     return new BatchOutcome(
         batch.timedOut() ? Kind.TIMED_OUT : Kind.STOPPED, batch.eventIds.size(), null);
+  }
+
+  static BatchOutcome refused(int claimed, Throwable cause) {
+    return new BatchOutcome(Kind.REFUSED, claimed, cause);
   }
 
   static BatchOutcome handlerAborted(int claimed, Throwable cause) {

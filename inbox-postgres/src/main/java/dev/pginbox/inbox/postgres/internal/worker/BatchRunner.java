@@ -143,6 +143,10 @@ final class BatchRunner {
     if (handled.takenAway() || !batch.finish()) {
       return takenAway(batch, rollbackOnly);
     }
+    if (handled.refused() != null) {
+      rollbackOnly.run();
+      return BatchOutcome.refused(messages.size(), handled.refused());
+    }
     attempt.handled = true;
     recorder.record(wc, handled.failures());
     List<String> cleared = HandlerCalls.idsOf(messages);
@@ -175,7 +179,13 @@ final class BatchRunner {
     int claimed = attempt.messages.size();
     String state = SqlStates.of(e);
     boolean closed = attempt.wc == null || attempt.wc.isClosed();
-    if (SqlStates.isConnectionLoss(state) || closed || !attempt.handled) {
+    if (SqlStates.isConnectionLoss(state) || closed) {
+      return BatchOutcome.connectionLost(claimed, e);
+    }
+    if (SqlStates.isEnvironmental(state)) {
+      return BatchOutcome.refused(claimed, e);
+    }
+    if (!attempt.handled) {
       return BatchOutcome.connectionLost(claimed, e);
     }
     // Not the connection: the handler's writes broke the commit (a deferred constraint, a

@@ -89,6 +89,7 @@ final class Coordinator implements Runnable {
     long nextPoll = System.nanoTime();
     // Whatever happened while disconnected, look at once.
     Next next = new Next(true, WakeUpCause.CONNECTED);
+    long wokeAt = System.nanoTime();
     while (!run.stopping()) {
       if (next.cause() != null) {
         ctx.events().wakeUp(next.cause());
@@ -99,7 +100,7 @@ final class Coordinator implements Runnable {
       } else if (next.look()) {
         nextPoll = System.nanoTime() + pollNanos;
         if (free) {
-          lookAndDispatch(wc);
+          lookAndDispatch(wc, wokeAt);
         }
       }
       long deadline = nextPoll;
@@ -120,7 +121,8 @@ final class Coordinator implements Runnable {
       }
       hinted |= events.contains(Wakeups.Event.NOTIFY) || events.contains(Wakeups.Event.HINT);
       full |= events.contains(Wakeups.Event.BATCH_FULL);
-      next = next(events, System.nanoTime(), nextPoll);
+      wokeAt = System.nanoTime();
+      next = next(events, wokeAt, nextPoll);
     }
   }
 
@@ -152,14 +154,16 @@ final class Coordinator implements Runnable {
 
   /**
    * Counts the waiting messages and applies the batching rule: a full batch now, fewer at the
-   * timeout.
+   * timeout. Time is taken at the wake-up ({@code wokeAt}), not after the count, so the wake-up
+   * cause reported for a dispatch is the one that decided it (a timeout that ran out during the
+   * count is handled by the timeout wake-up that follows at once).
    */
-  private void lookAndDispatch(WorkerConnection wc) throws SQLException {
+  private void lookAndDispatch(WorkerConnection wc, long wokeAt) throws SQLException {
     hinted = false;
     full = false;
     int reserved = queue.reserved();
     int available = count(wc, batchSize + reserved) - reserved;
-    long now = System.nanoTime();
+    long now = wokeAt;
     if (available <= 0) {
       seen = false;
       return;
@@ -222,9 +226,12 @@ final class Coordinator implements Runnable {
     } else {
       ps.setArray(3, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
     }
+    int waiting;
     try (ResultSet rs = ps.executeQuery()) {
       rs.next();
-      return rs.getInt(1);
+      waiting = rs.getInt(1);
     }
+    ctx.events().recovered("coordinator");
+    return waiting;
   }
 }

@@ -29,8 +29,18 @@ final class HandlerCalls {
 
   private static final Logger LOG = LoggerFactory.getLogger(HandlerCalls.class);
 
-  /** What the handler made of the batch; {@code takenAway}: it timed out or the worker stopped. */
-  record Handled(boolean takenAway, List<Failure> failures, int processed, int skipped) {}
+  /**
+   * What the handler made of the batch; {@code takenAway}: it timed out or the worker stopped;
+   * {@code refused}: the handler failed for an environmental reason (see {@link
+   * SqlStates#isEnvironmental}), so the whole batch must roll back uncharged.
+   */
+  record Handled(
+      boolean takenAway, Throwable refused, List<Failure> failures, int processed, int skipped) {
+
+    static Handled refusedBy(Throwable error) {
+      return new Handled(false, error, List.of(), 0, 0);
+    }
+  }
 
   private final WorkerContext ctx;
   private final Suspects suspects;
@@ -51,8 +61,11 @@ final class HandlerCalls {
         ctx.batchHandler() != null
             ? handleInParts(messages, batch, tally)
             : handleEach(messages, batch, tally);
+    if (tally.refused != null) {
+      return Handled.refusedBy(tally.refused);
+    }
     return new Handled(
-        !complete, complete ? batch.failures() : List.of(), tally.processed, tally.skipped);
+        !complete, null, complete ? batch.failures() : List.of(), tally.processed, tally.skipped);
   }
 
   /** False when the batch was taken away. */
@@ -75,6 +88,9 @@ final class HandlerCalls {
         LOG.debug("inbox {}: handler failed on {}", ctx.inbox(), m.eventId(), e);
       } finally {
         ctx.events().handlerNanos(System.nanoTime() - start);
+      }
+      if (refuses(error, tally)) {
+        return true;
       }
       boolean succeeded = error == null && (outcome == null || outcome.marksProcessed());
       List<Failure> failure =
@@ -117,6 +133,9 @@ final class HandlerCalls {
       } finally {
         ctx.events().handlerNanos(System.nanoTime() - start);
       }
+      if (refuses(error, tally)) {
+        return true;
+      }
       boolean ended;
       if (error == null) {
         ended = batch.endPart(true, outcomes(part, result, tally), ids);
@@ -133,6 +152,15 @@ final class HandlerCalls {
       }
     }
     return true;
+  }
+
+  /** An environmental failure stops the batch: nobody is charged for it. */
+  private static boolean refuses(Exception error, Tally tally) {
+    if (error != null && SqlStates.isEnvironmental(SqlStates.of(error))) {
+      tally.refused = error;
+      return true;
+    }
+    return false;
   }
 
   private static List<Failure> outcomes(List<InboxMessage> part, BatchResult result, Tally tally) {
@@ -159,6 +187,7 @@ final class HandlerCalls {
   private static final class Tally {
     int processed;
     int skipped;
+    Throwable refused;
 
     void count(Outcome outcome) {
       if (outcome != null && outcome.kind() == Outcome.Kind.SKIPPED) {

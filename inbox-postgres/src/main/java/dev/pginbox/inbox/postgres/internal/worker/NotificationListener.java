@@ -51,6 +51,7 @@ final class NotificationListener implements Runnable {
       s.execute("LISTEN \"" + channel.replace("\"", "\"\"") + "\"");
     }
     PromptNotifications.enable(wc.connection());
+    ctx.events().recovered("listener");
     connected.run();
     wakeups.post(Wakeups.Event.CONNECTED);
     PGConnection pg = wc.connection().unwrap(PGConnection.class);

@@ -78,6 +78,8 @@ public final class PostgresWorker implements InboxWorker {
     if (run != null) {
       throw new IllegalStateException("worker for inbox " + ctx.inbox() + " is already running");
     }
+    // Before anything that stop() would wait for: a start that fails leaves nothing running.
+    StartupCheck.verify(ctx);
     failure.set(null);
     terminated = new CountDownLatch(1);
     run = new RunningWorker(ctx, this::fail);
@@ -171,6 +173,11 @@ public final class PostgresWorker implements InboxWorker {
   @Override
   public synchronized boolean isRunning() {
     return run != null && !run.stopRequested();
+  }
+
+  @Override
+  public boolean isHealthy() {
+    return isRunning() && ctx.events().healthy();
   }
 
   @Override

@@ -98,7 +98,14 @@ final class Processor implements Runnable {
     switch (outcome.kind()) {
       case EMPTY, COMMITTED -> {
         backoff.reset();
+        ctx.events().recovered("processor");
         shared.queue().done(order, outcome.claimed(), false);
+      }
+      case REFUSED -> {
+        Duration delay = backoff.next();
+        ctx.events().refused("processor", SqlStates.of(outcome.cause()), outcome.cause(), delay);
+        shared.run().sleep(delay);
+        shared.queue().done(order, outcome.claimed(), true);
       }
       case ROLLED_BACK -> shared.queue().done(order, outcome.claimed(), true);
       case CONNECTION_LOST -> {

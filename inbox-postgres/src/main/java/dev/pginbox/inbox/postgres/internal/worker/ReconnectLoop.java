@@ -48,6 +48,12 @@ final class ReconnectLoop {
             return;
           }
           Duration delay = backoff.next();
+          String state = e.getSQLState();
+          if (SqlStates.isEnvironmental(state)) {
+            ctx.events().refused(role, state, e, delay);
+            run.sleep(delay);
+            continue;
+          }
           LOG.warn(
               "inbox {}: {} connection failed ({}); retrying in {} ms",
               ctx.inbox(),

@@ -41,4 +41,24 @@ final class SqlStates {
             || state.equals("25P03")
             || state.equals("25P04"));
   }
+
+  /**
+   * The database's set-up, not the message: missing privileges, a missing table, column, function,
+   * schema, database or inbox, a read-only transaction (a standby), configuration errors (class
+   * F0), insufficient resources (53), system errors (58), authorization (28). Such an error is the
+   * same for every message, so charging the message would only empty the queue into the DLQ.
+   */
+  static boolean isEnvironmental(String state) {
+    if (state == null) {
+      return false;
+    }
+    return switch (state) {
+      case "42501", "42P01", "42703", "42704", "42883", "3F000", "3D000", "25006" -> true;
+      default ->
+          state.startsWith("F0")
+              || state.startsWith("53")
+              || state.startsWith("58")
+              || state.startsWith("28");
+    };
+  }
 }

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -45,6 +46,9 @@ final class WorkerEvents implements AutoCloseable {
   private final AtomicLong oldestAgeMillis = new AtomicLong();
   private Gauge depthGauge;
   private Gauge ageGauge;
+
+  /** Per role (processor, coordinator, listener): the SQLSTATE of an open refusal episode. */
+  private final Map<String, String> refusals = new ConcurrentHashMap<>();
 
   WorkerEvents(MeterRegistry registry, String inbox, WorkerListener listener) {
     this.registry = registry;
@@ -121,6 +125,43 @@ final class WorkerEvents implements AutoCloseable {
     if (tellListener) {
       tell(l -> l.onConnectionLost(error, retryIn));
     }
+  }
+
+  /**
+   * The database refused a role's work for an environmental reason (see {@link
+   * SqlStates#isEnvironmental}): logged with the SQLSTATE once per episode, and told to the
+   * listener; nothing is charged.
+   */
+  void refused(String role, String state, Throwable error, Duration retryIn) {
+    String before = refusals.put(role, state);
+    if (state.equals(before)) {
+      LOG.debug("inbox {}: {} still refused (SQLSTATE {})", inbox, role, state, error);
+      return;
+    }
+    LOG.error(
+        "inbox {}: the database refuses the {}'s work (SQLSTATE {}): {}; nothing is charged, the"
+            + " messages stay pending, retrying in {} ms until it works",
+        inbox,
+        role,
+        state,
+        error.getMessage(),
+        retryIn.toMillis());
+    tell(l -> l.onDatabaseRefused(state, error, retryIn));
+  }
+
+  /** A role's work succeeded: ends its refusal episode, if one was open. */
+  void recovered(String role) {
+    if (!refusals.isEmpty() && refusals.remove(role) != null) {
+      LOG.warn("inbox {}: the database accepts the {}'s work again", inbox, role);
+      if (refusals.isEmpty()) {
+        tell(WorkerListener::onDatabaseRecovered);
+      }
+    }
+  }
+
+  /** No refusal episode is open. */
+  boolean healthy() {
+    return refusals.isEmpty();
   }
 
   void pending(long depth, double oldestAgeSeconds) {

@@ -48,6 +48,6 @@
  *
  * <p>Dependencies point one way: a thread gets narrow collaborators ({@link
  * dev.pginbox.inbox.postgres.internal.worker.RunControl}, the claim queue), never the run object;
- * {@code ArchitectureTest} keeps the package free of cycles.
+ * {@code LibraryArchitectureTest} keeps the package free of cycles.
  */
 package dev.pginbox.inbox.postgres.internal.worker;

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The partition function is the same in SQL and Java, total, and moves little when N grows. */
-class PartitioningTest extends InboxTestSupport {
+class SqlPartitionFunctionTest extends InboxTestSupport {
 
   private static PostgresInbox inbox;
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * on an empty set of classes, and the cycle rules are shown to fail on a deliberate cycle. (That
  * applications use no internals is checked in mailroom-app, where the application is.)
  */
-class ArchitectureTest {
+class LibraryArchitectureTest {
 
   private static final String WORKER_PACKAGE = "dev.pginbox.inbox.postgres.internal.worker";
 
