@@ -73,6 +73,9 @@ ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS stripped_until timestamp
 -- The schema version whose generators made the inbox's derived objects (rebuild_inbox_objects);
 -- NULL: made by release 0.1.0, which did not record it.
 ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS objects_version integer;
+-- The largest payload (bytes, as pg_column_size of the jsonb value) an insert may bring; NULL: no
+-- limit. Managed inboxes only (inbox.set_max_payload_size).
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS max_payload_bytes integer CHECK (max_payload_bytes >= 1);
 
 CREATE TABLE IF NOT EXISTS inbox.inbox_ordering_config (
     inbox_name          text PRIMARY KEY REFERENCES inbox.inbox_config ON DELETE CASCADE,
@@ -105,4 +108,39 @@ CREATE TABLE IF NOT EXISTS inbox.inbox_partition_leases (
     owner_id            text,
     lease_expires_at    timestamptz NOT NULL DEFAULT '-infinity',
     PRIMARY KEY (inbox_name, partition_id)
+);
+
+-- The audit trail. Rows are written only through inbox.log_operator_action (SECURITY DEFINER), so
+-- a role that may replay or purge needs no write access to the log itself. No foreign key to
+-- inbox_config: the log outlives a dropped inbox.
+CREATE TABLE IF NOT EXISTS inbox.operator_log (
+    id                  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    logged_at           timestamptz NOT NULL DEFAULT now(),
+    -- The database login (session_user) and the name a tool authenticated (the transaction
+    -- setting inbox.actor, e.g. the console's user); a psql session has no actor.
+    role_name           text NOT NULL,
+    actor               text,
+    application_name    text,
+    client_addr         inet,
+    action              text NOT NULL,
+    inbox_name          text,
+    arguments           jsonb NOT NULL DEFAULT '{}',
+    rows_affected       bigint
+);
+CREATE INDEX IF NOT EXISTS operator_log_inbox_idx ON inbox.operator_log (inbox_name, id);
+
+-- Workers of every mode (all buckets, static or automatic partitions) announce themselves here
+-- at each gauge refresh; inbox_workers() reads it. Rows of workers silent for an hour are removed
+-- by the next announcement of any worker of the inbox.
+CREATE TABLE IF NOT EXISTS inbox.inbox_worker_registry (
+    inbox_name          text NOT NULL REFERENCES inbox.inbox_config ON DELETE CASCADE,
+    worker_id           text NOT NULL,
+    -- host, pid, assignment ("all", "static", "automatic"), partition, partitions, concurrency
+    details             jsonb NOT NULL DEFAULT '{}',
+    application_name    text,
+    backend_pid         integer,
+    started_at          timestamptz NOT NULL DEFAULT now(),
+    heartbeat_at        timestamptz NOT NULL DEFAULT now(),
+    stopped_at          timestamptz,
+    PRIMARY KEY (inbox_name, worker_id)
 );

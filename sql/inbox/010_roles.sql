@@ -10,6 +10,10 @@
 -- The group roles get every inbox; inbox.grant_inbox gives one role one kind on one inbox. Both are
 -- re-applied whenever an inbox's derived objects are rebuilt (create, enable_*, re-install).
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- The group roles, created when missing. Roles belong to the cluster: another database's install
 -- may create them at the same moment, hence the duplicate handlers.
 DO $$
@@ -88,9 +92,13 @@ BEGIN
     END IF;
     EXECUTE format('GRANT SELECT ON inbox.inbox_ordering_config, inbox.inbox_priority_config TO %s', v_role);
     IF p_kind = 'consumer' THEN
-        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON inbox.inbox_workers, inbox.inbox_partition_leases TO %s', v_role);
+        -- inbox_worker_registry: every worker announces itself (inbox.worker_announce).
+        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON inbox.inbox_workers, inbox.inbox_partition_leases, inbox.inbox_worker_registry TO %s', v_role);
     ELSE
-        EXECUTE format('GRANT SELECT ON inbox.inbox_workers, inbox.inbox_partition_leases TO %s', v_role);
+        EXECUTE format('GRANT SELECT ON inbox.inbox_workers, inbox.inbox_partition_leases, inbox.inbox_worker_registry TO %s', v_role);
+        -- The audit trail is read by operators and readers; it is written only through the
+        -- SECURITY DEFINER inbox.log_operator_action.
+        EXECUTE format('GRANT SELECT ON inbox.operator_log TO %s', v_role);
     END IF;
     IF p_kind IN ('consumer', 'operator') THEN
         -- Retention records how far it stripped payloads; locking the catalog row (which needs an
