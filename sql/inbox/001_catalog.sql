@@ -106,3 +106,38 @@ CREATE TABLE IF NOT EXISTS inbox.inbox_partition_leases (
     lease_expires_at    timestamptz NOT NULL DEFAULT '-infinity',
     PRIMARY KEY (inbox_name, partition_id)
 );
+
+-- The audit trail. Rows are written only through inbox.log_operator_action (SECURITY DEFINER), so
+-- a role that may replay or purge needs no write access to the log itself. No foreign key to
+-- inbox_config: the log outlives a dropped inbox.
+CREATE TABLE IF NOT EXISTS inbox.operator_log (
+    id                  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    logged_at           timestamptz NOT NULL DEFAULT now(),
+    -- The database login (session_user) and the name a tool authenticated (the transaction
+    -- setting inbox.actor, e.g. the console's user); a psql session has no actor.
+    role_name           text NOT NULL,
+    actor               text,
+    application_name    text,
+    client_addr         inet,
+    action              text NOT NULL,
+    inbox_name          text,
+    arguments           jsonb NOT NULL DEFAULT '{}',
+    rows_affected       bigint
+);
+CREATE INDEX IF NOT EXISTS operator_log_inbox_idx ON inbox.operator_log (inbox_name, id);
+
+-- Workers of every mode (all buckets, static or automatic partitions) announce themselves here
+-- at each gauge refresh; inbox_workers() reads it. Rows of workers silent for an hour are removed
+-- by the next announcement of any worker of the inbox.
+CREATE TABLE IF NOT EXISTS inbox.inbox_worker_registry (
+    inbox_name          text NOT NULL REFERENCES inbox.inbox_config ON DELETE CASCADE,
+    worker_id           text NOT NULL,
+    -- host, pid, assignment ("all", "static", "automatic"), partition, partitions, concurrency
+    details             jsonb NOT NULL DEFAULT '{}',
+    application_name    text,
+    backend_pid         integer,
+    started_at          timestamptz NOT NULL DEFAULT now(),
+    heartbeat_at        timestamptz NOT NULL DEFAULT now(),
+    stopped_at          timestamptz,
+    PRIMARY KEY (inbox_name, worker_id)
+);

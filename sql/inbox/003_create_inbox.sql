@@ -598,6 +598,7 @@ BEGIN
     PERFORM inbox.rebuild_priority_function(c);
     PERFORM inbox.create_message_table(c);
     PERFORM inbox.rebuild_inbox_objects(v_name);
+    PERFORM inbox.log_operator_action('create_inbox', v_name, jsonb_build_object('max_retries', p_max_retries), NULL);
 END;
 $$;
 
@@ -646,5 +647,6 @@ BEGIN
         END IF;
     END IF;
     DELETE FROM inbox.inbox_config WHERE inbox_name = p_name;
+    PERFORM inbox.log_operator_action('drop_inbox', p_name, jsonb_build_object('cascade', p_cascade), NULL);
 END;
 $$;

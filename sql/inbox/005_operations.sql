@@ -64,6 +64,8 @@ BEGIN
         v_selector, inbox.state_predicate(c, 'dead'))
         USING p_event_ids, p_event_type;
     GET DIAGNOSTICS v_count = ROW_COUNT;
+    PERFORM inbox.log_operator_action('replay', p_inbox,
+        jsonb_strip_nulls(jsonb_build_object('event_ids', p_event_ids, 'event_type', p_event_type)), v_count);
     RETURN v_count;
 END;
 $$;
@@ -211,7 +213,7 @@ BEGIN
         'oldest_pending_age_seconds', v_age,
         'throughput_per_minute', v_throughput,
         'status', v_status,
-        'checked_at', now());
+        'checked_at', now()) || inbox.operator_health(p_inbox);
 END;
 $$;
 
@@ -323,7 +325,8 @@ BEGIN
         'retry_distribution', v_retries,
         'oldest_pending', v_oldest,
         'oldest_pending_age_seconds', v_health -> 'oldest_pending_age_seconds',
-        'checked_at', now());
+        'checked_at', now()) || (v_health - ARRAY['inbox', 'status', 'pending_count', 'pending_count_exact', 'dlq_count',
+            'dlq_count_exact', 'oldest_pending_age_seconds', 'throughput_per_minute', 'checked_at']);
 END;
 $$;
 
@@ -405,6 +408,11 @@ BEGIN
             USING c.dlq_retention, v_budget;
         GET DIAGNOSTICS v_dead = ROW_COUNT;
         v_budget := v_budget - v_dead;
+    END IF;
+    -- Audited when it changed rows, except as the workers' retention sweep (inbox.retention_sweep).
+    IF v_deleted + v_stripped + v_dead > 0 AND current_setting('inbox.retention_sweep', true) IS DISTINCT FROM 'on' THEN
+        PERFORM inbox.log_operator_action('purge', p_inbox, jsonb_build_object('batch_size', p_batch_size),
+            v_deleted + v_stripped + v_dead);
     END IF;
 
     RETURN jsonb_build_object('inbox', c.inbox_name, 'deleted_processed', v_deleted,

@@ -36,6 +36,8 @@ BEGIN
         PERFORM inbox.drop_ordering_index(c);
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
+    PERFORM inbox.log_operator_action('enable_ordering', p_inbox, jsonb_build_object(
+        'aggregate_column', p_aggregate_column, 'sequence_column', p_sequence_column), NULL);
 END;
 $$;
 
@@ -66,6 +68,7 @@ BEGIN
         PERFORM inbox.drop_ordering_index(c);
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
+    PERFORM inbox.log_operator_action('disable_ordering', p_inbox, '{}', NULL);
 END;
 $$;
 

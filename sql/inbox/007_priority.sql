@@ -47,5 +47,7 @@ BEGIN
         -- Recompute the stored priority of waiting messages (an UPDATE recomputes generated columns).
         EXECUTE format('UPDATE %s SET event_type = event_type WHERE processed_at IS NULL', inbox.inbox_table(c));
     END IF;
+    PERFORM inbox.log_operator_action('enable_priority', p_inbox, jsonb_build_object(
+        'column', p_priority_column, 'map', p_priority_map), NULL);
 END;
 $$;

@@ -137,5 +137,6 @@ BEGIN
         p_retry_count_column, p_error_column);
 
     PERFORM inbox.rebuild_inbox_objects(v_name);
+    PERFORM inbox.log_operator_action('enable_tracking', v_name, jsonb_build_object('table', p_table_ref), NULL);
 END;
 $$;

@@ -88,9 +88,13 @@ BEGIN
     END IF;
     EXECUTE format('GRANT SELECT ON inbox.inbox_ordering_config, inbox.inbox_priority_config TO %s', v_role);
     IF p_kind = 'consumer' THEN
-        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON inbox.inbox_workers, inbox.inbox_partition_leases TO %s', v_role);
+        -- inbox_worker_registry: every worker announces itself (inbox.worker_announce).
+        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON inbox.inbox_workers, inbox.inbox_partition_leases, inbox.inbox_worker_registry TO %s', v_role);
     ELSE
-        EXECUTE format('GRANT SELECT ON inbox.inbox_workers, inbox.inbox_partition_leases TO %s', v_role);
+        EXECUTE format('GRANT SELECT ON inbox.inbox_workers, inbox.inbox_partition_leases, inbox.inbox_worker_registry TO %s', v_role);
+        -- The audit trail is read by operators and readers; it is written only through the
+        -- SECURITY DEFINER inbox.log_operator_action.
+        EXECUTE format('GRANT SELECT ON inbox.operator_log TO %s', v_role);
     END IF;
     IF p_kind IN ('consumer', 'operator') THEN
         -- Retention records how far it stripped payloads; locking the catalog row (which needs an

@@ -23,4 +23,5 @@ SET LOCAL client_min_messages = warning;
 \ir 009_workers.sql
 \ir 010_roles.sql
 \ir 011_upgrade.sql
+\ir 012_operator_views.sql
 COMMIT;

@@ -53,4 +53,7 @@ public interface Inbox {
 
   /** One bounded retention step ({@code inbox.purge_inbox}); call again while {@code more()}. */
   PurgeResult purge(int batchSize);
+
+  /** Operator views (blocked aggregates, lag, workers, DLQ groups) and audited actions. */
+  InboxOperations operations();
 }

@@ -61,4 +61,10 @@ public interface InboxManager {
 
   /** The names of all inboxes, sorted. */
   List<String> names();
+
+  /**
+   * The audit trail of every inbox ({@code inbox.operator_log}), newest first, before {@code
+   * beforeId} (null: from the newest); {@code limit} 1..1000.
+   */
+  List<OperatorLogEntry> auditLog(int limit, Long beforeId);
 }

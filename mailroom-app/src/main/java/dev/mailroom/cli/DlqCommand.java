@@ -1,5 +1,6 @@
 package dev.mailroom.cli;
 
+import dev.pginbox.inbox.DlqGroup;
 import dev.pginbox.inbox.InboxMessage;
 import java.io.PrintStream;
 import java.util.List;
@@ -11,7 +12,8 @@ import picocli.CommandLine.Option;
     name = "dlq",
     mixinStandardHelpOptions = true,
     description =
-        "Lists the dead letters of the inbox (tab-separated: event id, type, account, retries, received, error).")
+        "Lists the dead letters of the inbox (tab-separated: event id, type, account, retries,"
+            + " received, error), or with --groups how many failed with which error.")
 final class DlqCommand extends OperatorCommand {
 
   @Option(
@@ -20,9 +22,50 @@ final class DlqCommand extends OperatorCommand {
       description = "At most this many (default ${DEFAULT-VALUE}).")
   int limit;
 
+  @Option(
+      names = "--groups",
+      description =
+          "Dead letters grouped by event type and error (numbers and ids stripped), largest first.")
+  boolean groups;
+
+  @Option(names = "--json", description = "A JSON array instead of the listing.")
+  boolean json;
+
   @Override
   int run(DataSource dataSource, PrintStream out) {
+    if (groups) {
+      Rows rows =
+          new Rows(
+              "event_type", "error_group", "count", "first_seen", "last_seen", "example_event_id");
+      for (DlqGroup g :
+          inbox(dataSource).operations().dlqGroups(Math.min(Math.max(1, limit), 1000))) {
+        rows.add(
+            g.eventType(),
+            g.errorGroup(),
+            g.count(),
+            String.valueOf(g.firstSeen()),
+            String.valueOf(g.lastSeen()),
+            g.exampleEventId());
+      }
+      rows.print(out, json);
+      return 0;
+    }
     List<InboxMessage> dead = inbox(dataSource).deadLetters(Math.max(0, limit));
+    if (json) {
+      Rows rows =
+          new Rows("event_id", "event_type", "aggregate_id", "retry_count", "received_at", "error");
+      dead.forEach(
+          m ->
+              rows.add(
+                  m.eventId(),
+                  m.eventType(),
+                  m.aggregateId(),
+                  m.retryCount(),
+                  String.valueOf(m.receivedAt()),
+                  m.error()));
+      rows.print(out, true);
+      return 0;
+    }
     out.println("event_id\tevent_type\taggregate_id\tretry_count\treceived_at\terror");
     for (InboxMessage m : dead) {
       out.println(

@@ -26,6 +26,9 @@ final class HealthCommand extends OperatorCommand {
             .add("dlq_count", health.dlqCount())
             .add("oldest_pending_age_seconds", health.oldestPendingAgeSeconds())
             .add("throughput_per_minute", health.throughputPerMinute())
+            .add("processing_count", health.processingCount())
+            .add("blocked_aggregates", health.blockedAggregates())
+            .add("worst_partition_lag_seconds", health.worstPartitionLagSeconds())
             .toString());
     return health.status() == HealthStatus.CRITICAL ? 1 : 0;
   }

@@ -38,7 +38,11 @@ import picocli.CommandLine.Option;
       HealthCommand.class,
       StatusCommand.class,
       DlqCommand.class,
-      ReplayCommand.class
+      ReplayCommand.class,
+      BlockedCommand.class,
+      LagCommand.class,
+      WorkersCommand.class,
+      AuditCommand.class
     })
 final class MailroomCommand implements Callable<Integer> {
 

@@ -1,6 +1,6 @@
 package dev.mailroom.cli;
 
-import dev.pginbox.inbox.Inbox;
+import dev.pginbox.inbox.DeadLetterSelection;
 import java.io.PrintStream;
 import java.util.List;
 import javax.sql.DataSource;
@@ -32,13 +32,27 @@ final class ReplayCommand extends OperatorCommand {
   @ArgGroup(exclusive = true, multiplicity = "1")
   Selector selector;
 
+  @Option(
+      names = "--group",
+      description =
+          "With --event-type: only the dead letters of this error group, as `dlq --groups` prints it.")
+  String group;
+
   @Override
   int run(DataSource dataSource, PrintStream out) {
-    Inbox inbox = inbox(dataSource);
-    int replayed =
+    if (group != null && selector.eventType == null) {
+      err().println("error: --group needs --event-type");
+      return 2;
+    }
+    DeadLetterSelection selection =
         selector.eventIds != null
-            ? inbox.replay(selector.eventIds)
-            : inbox.replayEventType(selector.eventType);
+            ? DeadLetterSelection.ids(selector.eventIds)
+            : group != null
+                ? DeadLetterSelection.group(selector.eventType, group)
+                : DeadLetterSelection.eventType(selector.eventType);
+    // The audit log records the operating-system user as the actor.
+    int replayed =
+        inbox(dataSource).operations().asActor(System.getProperty("user.name")).replay(selection);
     out.println("replayed " + replayed + " message(s)");
     return 0;
   }

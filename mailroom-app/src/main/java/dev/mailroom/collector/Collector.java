@@ -8,6 +8,7 @@ import dev.mailroom.delivery.Deliveries;
 import dev.mailroom.delivery.DeliveryConfig;
 import dev.mailroom.embedded.EmbeddedDatabase;
 import dev.mailroom.embedded.SecretKeyStore;
+import dev.mailroom.ops.OperatorHttp;
 import dev.mailroom.output.TokenDelivery;
 import dev.mailroom.output.TokenSigner;
 import dev.mailroom.schema.SchemaInstaller;
@@ -168,9 +169,11 @@ public final class Collector {
       TokenDelivery delivery,
       SendRateLimiter limiter,
       CollectorLog log) {
+    OperatorHttp operatorHttp = OperatorHttp.fromEnvironment(io.env(), demo);
+    MeterRegistry metrics = operatorHttp.metrics(registry);
     TokenCollector handler =
         new TokenCollector(
-            new TokenSigner(config.secretKey()), delivery, log, registry, config.queue());
+            new TokenSigner(config.secretKey()), delivery, log, metrics, config.queue());
     listener = new CollectorListener(log, config.database().describe());
     WorkerOptions options =
         WorkerOptions.builder(config.queue())
@@ -194,9 +197,11 @@ public final class Collector {
             handler,
             listener,
             limiter == null ? ClaimPermits.UNLIMITED : limiter,
-            registry);
+            metrics);
     DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
+    OperatorHttp.Running http = null;
     try {
+      http = operatorHttp.start(dataSource, worker, log::info);
       worker.start();
       started.countDown();
       if (demoSignups != null) {
@@ -209,11 +214,17 @@ public final class Collector {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (IOException e) {
+      log.error("cannot serve MAILROOM_HTTP_PORT: " + e.getMessage());
+      return EXIT_FAILURE;
     } finally {
       if (demoSignups != null) {
         demoSignups.stop();
       }
       worker.stop();
+      if (http != null) {
+        http.close();
+      }
     }
     Optional<Throwable> failure = worker.failure();
     if (failure.isPresent()) {

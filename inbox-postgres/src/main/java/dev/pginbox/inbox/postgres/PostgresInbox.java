@@ -9,6 +9,7 @@ import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxNames;
+import dev.pginbox.inbox.InboxOperations;
 import dev.pginbox.inbox.InboxStatus;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.MarkFailedResult;
@@ -278,6 +279,11 @@ public final class PostgresInbox implements Inbox {
                     .bind("batchSize", batchSize)
                     .mapTo(String.class)
                     .one()));
+  }
+
+  @Override
+  public InboxOperations operations() {
+    return new PostgresInboxOperations(jdbi, name, null);
   }
 
   private List<InboxMessage> messages(String state, int limit) {

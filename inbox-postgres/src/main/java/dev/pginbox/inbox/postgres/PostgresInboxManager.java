@@ -5,6 +5,7 @@ import dev.pginbox.inbox.InboxNames;
 import dev.pginbox.inbox.InboxNotFoundException;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
+import dev.pginbox.inbox.OperatorLogEntry;
 import dev.pginbox.inbox.TrackingSpec;
 import dev.pginbox.inbox.postgres.internal.InboxStatements;
 import dev.pginbox.inbox.postgres.internal.SqlErrors;
@@ -212,6 +213,11 @@ public final class PostgresInboxManager implements InboxManager {
         "list inboxes",
         null,
         h -> h.createQuery(InboxStatements.sql("names")).mapTo(String.class).list());
+  }
+
+  @Override
+  public List<OperatorLogEntry> auditLog(int limit, Long beforeId) {
+    return PostgresInboxOperations.auditLog(jdbi, null, limit, beforeId);
   }
 
   private <T> T call(String action, String inbox, HandleCallback<T, Exception> callback) {

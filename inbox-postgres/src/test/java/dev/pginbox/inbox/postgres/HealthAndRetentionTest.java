@@ -81,7 +81,7 @@ class HealthAndRetentionTest extends InboxTestSupport {
     // a processed old message does not count
     inbox.markProcessed("h_age0");
     assertThat(inbox.health())
-        .isEqualTo(new InboxHealth("h_age", 0, 0, 0, 1, HealthStatus.HEALTHY));
+        .isEqualTo(new InboxHealth("h_age", 0, 0, 0, 1, HealthStatus.HEALTHY, 0, 0, 0));
   }
 
   @Test

@@ -21,6 +21,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The inbox in a Spring Boot application: an {@link PostgresInboxManager} on the application's
@@ -33,6 +34,8 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
       DataSourceTransactionManagerAutoConfiguration.class
     },
     afterName = {
+      "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
+      "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
       "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
       "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
       "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"
@@ -84,6 +87,7 @@ public class InboxAutoConfiguration {
       ConfigurableListableBeanFactory beanFactory,
       ObjectProvider<DataSource> dataSource,
       ObjectProvider<DataSourceProperties> dataSourceProperties,
+      ObjectProvider<PlatformTransactionManager> transactions,
       ObjectProvider<PostgresInboxManager> manager,
       ObjectProvider<InboxProperties> properties,
       ObjectProvider<PayloadCodec> codec,
@@ -95,6 +99,7 @@ public class InboxAutoConfiguration {
             new InboxWorkerRegistrar.Collaborators(
                 dataSource.getObject(),
                 workerConnections(dataSource.getObject(), dataSourceProperties.getIfUnique()),
+                transactions.getIfUnique(),
                 manager.getObject(),
                 properties.getObject(),
                 codec.getObject(),

@@ -22,6 +22,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -38,6 +39,7 @@ final class InboxWorkerRegistrar implements SmartInitializingSingleton {
   record Collaborators(
       DataSource dataSource,
       DataSource workerConnections,
+      PlatformTransactionManager transactions,
       InboxManager manager,
       InboxProperties properties,
       PayloadCodec codec,
@@ -145,24 +147,46 @@ final class InboxWorkerRegistrar implements SmartInitializingSingleton {
       c.manager().createInbox(inbox, definition.options());
     }
     WorkerOptions options = definition.worker().options(inbox);
-    ClaimTransactionBinding binding = new ClaimTransactionBinding(c.dataSource());
     InboxWorkerLifecycle.ConnectionState connection = new InboxWorkerLifecycle.ConnectionState();
     PostgresInboxWorker.Builder builder =
         PostgresInboxWorker.builder(c.workerConnections(), options)
             .listener(connection)
             .meterRegistry(c.meters());
-    if (found.message() != null) {
-      builder.handler(
-          binding.around(
-              ObservedHandlers.observe(found.message(), inbox, c.observations()), inbox));
+    if (c.transactions() != null) {
+      // Batches in transactions of the application's transaction manager (JDBC or JPA).
+      builder.transactionBoundary(new SpringBatchTransactions(c.transactions(), c.dataSource()));
+      MessageScope scope = new MessageScope(c.dataSource(), beanFactory);
+      if (found.message() != null) {
+        builder.handler(
+            scope.around(
+                ObservedHandlers.observe(found.message(), inbox, c.observations()), inbox));
+      } else {
+        builder.batchHandler(
+            scope.around(ObservedHandlers.observe(found.batch(), inbox, c.observations()), inbox));
+      }
     } else {
-      builder.batchHandler(
-          binding.around(ObservedHandlers.observe(found.batch(), inbox, c.observations()), inbox));
+      // No transaction manager: the worker's own transaction, exposed to Spring's JDBC support.
+      ClaimTransactionBinding binding = new ClaimTransactionBinding(c.dataSource());
+      if (found.message() != null) {
+        builder.handler(
+            binding.around(
+                ObservedHandlers.observe(found.message(), inbox, c.observations()), inbox));
+      } else {
+        builder.batchHandler(
+            binding.around(
+                ObservedHandlers.observe(found.batch(), inbox, c.observations()), inbox));
+      }
     }
     InboxWorker worker = builder.build();
     beanFactory.registerSingleton(
         "inboxWorker." + inbox,
         new InboxWorkerLifecycle(options, found.description(), worker, connection));
-    LOG.info("inbox {}: worker registered for {}", inbox, found.description());
+    LOG.info(
+        "inbox {}: worker registered for {} ({})",
+        inbox,
+        found.description(),
+        c.transactions() != null
+            ? "batches in transactions of " + c.transactions().getClass().getSimpleName()
+            : "no transaction manager: the worker's own transactions");
   }
 }

@@ -32,7 +32,10 @@ public final class InboxStatements {
         n.path("dlq_count").asLong(),
         n.path("oldest_pending_age_seconds").asLong(),
         n.path("throughput_per_minute").asLong(),
-        healthStatus(n.path("status").asText()));
+        healthStatus(n.path("status").asText()),
+        n.path("blocked_aggregates").asLong(),
+        n.path("worst_partition_lag_seconds").asLong(),
+        n.path("processing_count").asLong());
   }
 
   public static InboxStatus status(String json) {

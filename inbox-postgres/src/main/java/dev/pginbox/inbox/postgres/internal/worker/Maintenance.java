@@ -26,9 +26,12 @@ final class Maintenance {
 
   private WorkerConnection wc;
   private volatile boolean purgeMissingLogged;
+  private final String announcement;
+  private volatile boolean announceMissing;
 
   Maintenance(WorkerContext ctx) {
     this.ctx = ctx;
+    this.announcement = Announcement.details(ctx);
   }
 
   void refreshGauges() {
@@ -42,6 +45,39 @@ final class Maintenance {
       wc.connection().commit();
     } catch (SQLException | RuntimeException e) {
       failed("refreshing the pending gauges", e);
+    }
+    announce("announce", announcement);
+  }
+
+  /** Tells the worker registry (inbox.inbox_workers) that this worker stops. */
+  void announceStopped() {
+    announce("stopped", null);
+  }
+
+  private void announce(String statement, String details) {
+    if (announceMissing) {
+      return;
+    }
+    try {
+      PreparedStatement ps = connection().statement(statement);
+      ps.setString(1, ctx.inbox());
+      ps.setString(2, ctx.workerId());
+      if (details != null) {
+        ps.setString(3, details);
+      }
+      ps.execute();
+      wc.connection().commit();
+    } catch (SQLException e) {
+      if ("42883".equals(e.getSQLState())) {
+        // An older SQL API without the worker registry: the worker runs unlisted, said once.
+        announceMissing = true;
+        LOG.warn("inbox {}: inbox.worker_announce is missing; upgrade the SQL API", ctx.inbox());
+        wc.rollbackQuietly();
+        return;
+      }
+      failed("announcing the worker", e);
+    } catch (RuntimeException e) {
+      failed("announcing the worker", e);
     }
   }
 

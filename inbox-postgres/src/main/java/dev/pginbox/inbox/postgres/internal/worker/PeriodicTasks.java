@@ -58,6 +58,7 @@ final class PeriodicTasks {
    */
   void finish(long deadlineNanos) {
     Threads.awaitQuietly(maintenance, deadlineNanos);
+    maintenanceTask.announceStopped();
     maintenanceTask.close();
     if (leases != null) {
       Threads.awaitQuietly(leases, deadlineNanos);

@@ -1,0 +1,6 @@
+package dev.pginbox.inbox;
+
+import java.time.Instant;
+
+/** Messages processed in one minute ({@code inbox.inbox_throughput}). */
+public record ThroughputPoint(Instant minute, long processed) {}

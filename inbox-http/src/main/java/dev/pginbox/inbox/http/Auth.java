@@ -1,0 +1,98 @@
+package dev.pginbox.inbox.http;
+
+import com.sun.net.httpserver.HttpExchange;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Optional;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * Authentication of write actions (HTTP basic or a bearer token, compared in constant time) and
+ * their CSRF tokens: an HMAC of the user name under a key drawn at start-up, so a form is only
+ * accepted from a page this server rendered for that user.
+ */
+final class Auth {
+
+  static final String REALM = "inbox console";
+
+  private final Credentials credentials;
+  private final byte[] csrfKey = new byte[32];
+
+  Auth(Credentials credentials) {
+    this.credentials = credentials;
+    new SecureRandom().nextBytes(csrfKey);
+  }
+
+  boolean enabled() {
+    return credentials.any();
+  }
+
+  /** The authenticated name, or empty. */
+  Optional<String> user(HttpExchange exchange) {
+    String header = exchange.getRequestHeaders().getFirst("Authorization");
+    if (header == null) {
+      return Optional.empty();
+    }
+    if (header.regionMatches(true, 0, "Bearer ", 0, 7) && credentials.token() != null) {
+      return equal(header.substring(7).strip(), credentials.token())
+          ? Optional.of(credentials.tokenName())
+          : Optional.empty();
+    }
+    if (header.regionMatches(true, 0, "Basic ", 0, 6)) {
+      String decoded;
+      try {
+        decoded =
+            new String(
+                Base64.getDecoder().decode(header.substring(6).strip()), StandardCharsets.UTF_8);
+      } catch (IllegalArgumentException e) {
+        return Optional.empty();
+      }
+      int colon = decoded.indexOf(':');
+      if (colon < 0) {
+        return Optional.empty();
+      }
+      String name = decoded.substring(0, colon);
+      String expected = credentials.users().get(name);
+      // Compare against something even for an unknown name, so timing does not tell names apart.
+      boolean ok = equal(decoded.substring(colon + 1), expected == null ? "\0" : expected);
+      return ok && expected != null ? Optional.of(name) : Optional.empty();
+    }
+    return Optional.empty();
+  }
+
+  String csrfToken(String user) {
+    try {
+      Mac mac = Mac.getInstance("HmacSHA256");
+      mac.init(new SecretKeySpec(csrfKey, "HmacSHA256"));
+      return Base64.getUrlEncoder()
+          .withoutPadding()
+          .encodeToString(mac.doFinal(user.getBytes(StandardCharsets.UTF_8)));
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is part of every JDK", e);
+    }
+  }
+
+  /**
+   * A write request is accepted only with the user's CSRF token and, when the browser says where
+   * the form came from, from this very origin.
+   */
+  boolean csrfValid(HttpExchange exchange, String user, Map<String, String> form) {
+    String token = form.get("csrf");
+    if (token == null || !equal(token, csrfToken(user))) {
+      return false;
+    }
+    String origin = exchange.getRequestHeaders().getFirst("Origin");
+    String host = exchange.getRequestHeaders().getFirst("Host");
+    return origin == null
+        || host != null && (origin.equals("http://" + host) || origin.equals("https://" + host));
+  }
+
+  private static boolean equal(String given, String expected) {
+    return MessageDigest.isEqual(
+        given.getBytes(StandardCharsets.UTF_8), expected.getBytes(StandardCharsets.UTF_8));
+  }
+}

@@ -1,0 +1,187 @@
+package dev.pginbox.inbox.http;
+
+import static dev.pginbox.inbox.http.Html.esc;
+import static dev.pginbox.inbox.http.Paths.enc;
+
+import com.sun.net.httpserver.HttpExchange;
+import dev.pginbox.inbox.DeadLetterSelection;
+import dev.pginbox.inbox.InboxManager;
+import dev.pginbox.inbox.InboxOperations;
+import dev.pginbox.inbox.PurgeResult;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The web console: read-only pages (see {@link Pages}) and, when enabled, write actions in two
+ * steps: {@code POST /inbox/{name}/confirm} shows what the action will touch and how many messages;
+ * {@code POST /inbox/{name}/run} runs it. Both need an authenticated user; {@code run} also needs
+ * the user's CSRF token, which only the confirmation page carries. The action runs through the
+ * audited SQL API with the user as actor.
+ */
+final class Console implements Route.Page {
+
+  private static final String HTML = "text/html; charset=utf-8";
+
+  private final InboxManager manager;
+  private final Auth auth;
+  private final boolean writes;
+  private final Pages pages;
+  private final MessagePages messages;
+
+  Console(InboxManager manager, Auth auth, boolean writes) {
+    this.manager = manager;
+    this.auth = auth;
+    this.writes = writes;
+    this.pages = new Pages(manager, writes);
+    this.messages = new MessagePages(manager, writes);
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    List<String> path = Paths.segments(exchange, "/");
+    String method = exchange.getRequestMethod();
+    if ("POST".equals(method) && path.size() == 3 && path.get(0).equals("inbox")) {
+      if (path.get(2).equals("confirm") || path.get(2).equals("run")) {
+        write(exchange, path.get(1), path.get(2).equals("run"));
+        return;
+      }
+    }
+    if (!"GET".equals(method) && !"HEAD".equals(method)) {
+      Exchanges.send(exchange, 405, "text/plain; charset=utf-8", "method not allowed\n");
+      return;
+    }
+    Map<String, String> q = Exchanges.query(exchange);
+    String html = read(path, q);
+    if (html == null) {
+      Exchanges.send(exchange, 404, HTML, Html.page("not found", "<h1>Not found</h1>"));
+    } else {
+      Exchanges.send(exchange, 200, HTML, html);
+    }
+  }
+
+  private String read(List<String> path, Map<String, String> q) {
+    if (path.isEmpty()) {
+      return pages.index();
+    }
+    if (path.equals(List.of("audit"))) {
+      return messages.audit(null, Api.before(q));
+    }
+    if (!path.get(0).equals("inbox") || path.size() < 2) {
+      return null;
+    }
+    String name = path.get(1);
+    if (path.size() == 2) {
+      return pages.inbox(name, q.get("done"));
+    }
+    return switch (path.get(2)) {
+      case "dlq" -> path.size() == 3 ? messages.deadLetters(name, q) : null;
+      case "audit" -> path.size() == 3 ? messages.audit(name, Api.before(q)) : null;
+      case "message" -> path.size() == 4 ? messages.message(name, path.get(3)) : null;
+      default -> null;
+    };
+  }
+
+  private void write(HttpExchange exchange, String inbox, boolean run) throws IOException {
+    if (!writes) {
+      Exchanges.send(
+          exchange,
+          403,
+          HTML,
+          Html.page(
+              "read-only",
+              "<h1>Read-only</h1><p>Write actions are not enabled on this console.</p>"));
+      return;
+    }
+    Optional<String> user = auth.user(exchange);
+    if (user.isEmpty()) {
+      exchange
+          .getResponseHeaders()
+          .set("WWW-Authenticate", "Basic realm=\"" + Auth.REALM + "\", charset=\"UTF-8\"");
+      Exchanges.send(
+          exchange,
+          401,
+          HTML,
+          Html.page(
+              "sign in", "<h1>Sign in</h1><p>Write actions need an operator's credentials.</p>"));
+      return;
+    }
+    Map<String, String> form = Exchanges.form(exchange);
+    InboxOperations ops = manager.inbox(inbox).operations().asActor(user.get());
+    String action = form.getOrDefault("action", "");
+    if (!List.of("replay", "discard", "purge").contains(action)) {
+      throw new Exchanges.BadRequest("action must be replay, discard or purge");
+    }
+    DeadLetterSelection selection = action.equals("purge") ? null : Selections.fromForm(form);
+    if (!run) {
+      Exchanges.send(exchange, 200, HTML, confirmation(inbox, action, selection, ops, user.get()));
+      return;
+    }
+    if (!auth.csrfValid(exchange, user.get(), form)) {
+      Exchanges.send(
+          exchange,
+          403,
+          HTML,
+          Html.page(
+              "refused",
+              "<h1>Refused</h1><p>The form did not come from this console (CSRF check).</p>"));
+      return;
+    }
+    String done =
+        switch (action) {
+          case "replay" -> "replayed " + ops.replay(selection) + " message(s)";
+          case "discard" -> "discarded " + ops.discard(selection) + " message(s)";
+          default -> purged(ops.purge(1000));
+        };
+    Exchanges.redirect(exchange, "/inbox/" + enc(inbox) + "?done=" + enc(done));
+  }
+
+  private String confirmation(
+      String inbox,
+      String action,
+      DeadLetterSelection selection,
+      InboxOperations ops,
+      String user) {
+    String what =
+        selection == null
+            ? "one retention step (at most 1,000 rows past their retention)"
+            : Pages.num(ops.countDeadLetters(selection))
+                + " message(s): "
+                + Selections.describe(selection);
+    return Html.page(
+        "confirm " + action,
+        "<h1>Confirm: "
+            + esc(action)
+            + " in "
+            + esc(inbox)
+            + "</h1>"
+            + "<p class=\"confirm\">This will "
+            + esc(action)
+            + " <strong class=\"touched\">"
+            + esc(what)
+            + "</strong>, as "
+            + esc(user)
+            + ". It is recorded in the audit log.</p>"
+            + "<form method=\"post\" action=\"/inbox/"
+            + esc(enc(inbox))
+            + "/run\">"
+            + Html.hidden("action", action)
+            + Html.hidden("csrf", auth.csrfToken(user))
+            + (selection == null ? "" : Selections.hiddenFields(selection))
+            + "<button class=\"danger\" id=\"confirm\">"
+            + esc(action)
+            + "</button> "
+            + Html.link("/inbox/" + enc(inbox), "cancel")
+            + "</form>");
+  }
+
+  private static String purged(PurgeResult r) {
+    return "retention deleted "
+        + (r.deletedProcessed() + r.deletedDead())
+        + " and stripped "
+        + r.strippedProcessed()
+        + " row(s)"
+        + (r.more() ? "; more remain" : "");
+  }
+}

@@ -1,0 +1,116 @@
+package dev.pginbox.inbox.http;
+
+import dev.pginbox.inbox.ThroughputPoint;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+
+/** HTML building blocks of the console: escaping, the page frame, tables, a throughput chart. */
+final class Html {
+
+  private static final DateTimeFormatter TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
+
+  private Html() {}
+
+  /** Text and attribute values, escaped. */
+  static String esc(Object value) {
+    if (value == null) {
+      return "";
+    }
+    String s = value.toString();
+    StringBuilder out = new StringBuilder(s.length() + 16);
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '<' -> out.append("&lt;");
+        case '>' -> out.append("&gt;");
+        case '&' -> out.append("&amp;");
+        case '"' -> out.append("&quot;");
+        case '\'' -> out.append("&#39;");
+        default -> out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  static String time(Instant t) {
+    return t == null ? "" : TIME.format(t);
+  }
+
+  static String page(String title, String body) {
+    return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+        + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        + "<title>"
+        + esc(title)
+        + " · inbox console</title><link rel=\"stylesheet\" href=\"/assets/console.css\">"
+        + "<script src=\"/assets/console.js\" defer></script></head><body>"
+        + "<header><a class=\"brand\" href=\"/\">inbox console</a>"
+        + "<nav><a href=\"/\">inboxes</a><a href=\"/audit\">audit log</a></nav></header><main>"
+        + body
+        + "</main></body></html>";
+  }
+
+  static String badge(String status) {
+    String s = status == null ? "unknown" : status.toLowerCase(java.util.Locale.ROOT);
+    return "<span class=\"badge " + esc(s) + "\">" + esc(s) + "</span>";
+  }
+
+  static String section(String title, String id, String content) {
+    return "<section id=\"" + esc(id) + "\"><h2>" + esc(title) + "</h2>" + content + "</section>";
+  }
+
+  /** A table; cells are HTML already (escape what you put in). */
+  static String table(List<String> headers, List<List<String>> rows, String empty) {
+    if (rows.isEmpty()) {
+      return "<p class=\"empty\">" + esc(empty) + "</p>";
+    }
+    StringBuilder t = new StringBuilder("<table><thead><tr>");
+    headers.forEach(h -> t.append("<th>").append(esc(h)).append("</th>"));
+    t.append("</tr></thead><tbody>");
+    for (List<String> row : rows) {
+      t.append("<tr>");
+      row.forEach(c -> t.append("<td>").append(c).append("</td>"));
+      t.append("</tr>");
+    }
+    return t.append("</tbody></table>").toString();
+  }
+
+  static String link(String href, Object text) {
+    return "<a href=\"" + esc(href) + "\">" + esc(text) + "</a>";
+  }
+
+  /** Processed per minute as an inline SVG bar chart (server-rendered, no script). */
+  static String chart(List<ThroughputPoint> points) {
+    long max = points.stream().mapToLong(ThroughputPoint::processed).max().orElse(0);
+    long total = points.stream().mapToLong(ThroughputPoint::processed).sum();
+    int width = 2 * points.size();
+    StringBuilder svg =
+        new StringBuilder("<svg class=\"chart\" viewBox=\"0 0 ")
+            .append(width)
+            .append(" 20\" width=\"")
+            .append(width * 2)
+            .append("\" height=\"40\" preserveAspectRatio=\"none\" role=\"img\"><title>")
+            .append(total)
+            .append(" processed in the last hour</title>");
+    for (int i = 0; i < points.size(); i++) {
+      long n = points.get(i).processed();
+      double h = max == 0 ? 0 : Math.max(n > 0 ? 1 : 0, 20.0 * n / max);
+      svg.append(
+          String.format(
+              java.util.Locale.ROOT,
+              "<rect x=\"%d\" y=\"%.1f\" width=\"1.6\" height=\"%.1f\"/>",
+              2 * i,
+              20 - h,
+              h));
+    }
+    return svg.append("</svg><span class=\"total\">").append(total).append("/h</span>").toString();
+  }
+
+  static String hidden(String name, String value) {
+    return value == null
+        ? ""
+        : "<input type=\"hidden\" name=\"" + esc(name) + "\" value=\"" + esc(value) + "\">";
+  }
+}

@@ -1,0 +1,223 @@
+package dev.pginbox.inbox.http;
+
+import static dev.pginbox.inbox.http.Html.esc;
+import static dev.pginbox.inbox.http.Html.link;
+import static dev.pginbox.inbox.http.Html.time;
+import static dev.pginbox.inbox.http.Paths.enc;
+
+import dev.pginbox.inbox.BlockedAggregate;
+import dev.pginbox.inbox.DeadLetterSelection;
+import dev.pginbox.inbox.DlqGroup;
+import dev.pginbox.inbox.Inbox;
+import dev.pginbox.inbox.InboxHealth;
+import dev.pginbox.inbox.InboxManager;
+import dev.pginbox.inbox.PartitionLag;
+import dev.pginbox.inbox.WorkerInfo;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The console's overview pages (all inboxes, one inbox); every list is one bounded page. */
+final class Pages {
+
+  static final int PAGE = 50;
+
+  private final InboxManager manager;
+  private final boolean writes;
+
+  Pages(InboxManager manager, boolean writes) {
+    this.manager = manager;
+    this.writes = writes;
+  }
+
+  String index() {
+    List<List<String>> rows = new ArrayList<>();
+    for (String name : manager.names()) {
+      Inbox inbox = manager.inbox(name);
+      InboxHealth h = inbox.health();
+      rows.add(
+          List.of(
+              link("/inbox/" + enc(name), name),
+              Html.badge(h.status().name()),
+              num(h.pendingCount()),
+              num(h.processingCount()),
+              num(h.dlqCount()),
+              num(h.blockedAggregates()),
+              h.worstPartitionLagSeconds() + " s",
+              Html.chart(inbox.operations().throughput(60))));
+    }
+    return Html.page(
+        "inboxes",
+        "<h1>Inboxes</h1>"
+            + Html.table(
+                List.of(
+                    "inbox",
+                    "status",
+                    "waiting",
+                    "processing",
+                    "dead",
+                    "blocked",
+                    "worst lag",
+                    "processed, last hour"),
+                rows,
+                "No inboxes yet."));
+  }
+
+  String inbox(String name, String done) {
+    Inbox inbox = manager.inbox(name);
+    InboxHealth h = inbox.health();
+    String base = "/inbox/" + enc(name);
+    StringBuilder body =
+        new StringBuilder("<h1>" + esc(name) + " " + Html.badge(h.status().name()) + "</h1>");
+    if (done != null) {
+      body.append("<p class=\"flash\">").append(esc(done)).append("</p>");
+    }
+    body.append("<p class=\"summary\">")
+        .append(num(h.pendingCount()))
+        .append(" waiting · ")
+        .append(num(h.processingCount()))
+        .append(" processing · ")
+        .append(num(h.dlqCount()))
+        .append(" dead · ")
+        .append(num(h.blockedAggregates()))
+        .append(" blocked aggregates · oldest waiting ")
+        .append(h.oldestPendingAgeSeconds())
+        .append(" s · ")
+        .append(link(base + "/dlq", "dead letters"))
+        .append(" · ")
+        .append(link(base + "/audit", "audit log"))
+        .append("</p>")
+        .append(Html.chart(inbox.operations().throughput(60)));
+
+    List<List<String>> blocked = new ArrayList<>();
+    for (BlockedAggregate b : inbox.operations().blockedAggregates(PAGE)) {
+      blocked.add(
+          List.of(
+              esc(b.aggregateId()),
+              "<span class=\"reason\">"
+                  + esc(b.reason().name().toLowerCase(java.util.Locale.ROOT))
+                  + "</span>"
+                  + (b.blockedUntil() != null ? " until " + esc(time(b.blockedUntil())) : "")
+                  + (b.claimedByPid() != null
+                      ? " by pid " + b.claimedByPid() + " " + esc(b.claimedBy())
+                      : ""),
+              link(base + "/message/" + enc(b.eventId()), b.eventId()),
+              esc(b.eventType()),
+              "<span class=\"error\">" + esc(shorten(b.error())) + "</span>",
+              num(b.waitingBehind())));
+    }
+    body.append(
+        Html.section(
+            "Blocked aggregates",
+            "blocked",
+            Html.table(
+                List.of("aggregate", "reason", "head", "type", "error", "waiting behind"),
+                blocked,
+                "No aggregate is blocked (or the inbox has no ordering).")));
+
+    List<List<String>> lag = new ArrayList<>();
+    for (PartitionLag p : inbox.operations().partitionLag()) {
+      lag.add(
+          List.of(
+              p.partition() == null ? "all" : p.partition().toString(),
+              num(p.waiting()) + (p.countsExact() ? "" : " (est.)"),
+              num(p.backingOff()),
+              p.oldestEligibleAgeSeconds() + " s",
+              esc(p.owner()),
+              esc(time(p.leaseExpiresAt()))));
+    }
+    body.append(
+        Html.section(
+            "Partition lag",
+            "lag",
+            Html.table(
+                List.of(
+                    "partition",
+                    "waiting",
+                    "backing off",
+                    "oldest eligible",
+                    "owner",
+                    "lease until"),
+                lag,
+                "")));
+
+    List<List<String>> workers = new ArrayList<>();
+    for (WorkerInfo w : inbox.operations().workers()) {
+      workers.add(
+          List.of(
+              esc(w.workerId()),
+              Html.badge(w.state().name()),
+              esc(w.host()),
+              w.pid() == null ? "" : w.pid().toString(),
+              esc(w.assignment()),
+              esc(w.partitionsHeld().isEmpty() ? "" : w.partitionsHeld().toString()),
+              esc(time(w.lastHeartbeat()))));
+    }
+    body.append(
+        Html.section(
+            "Workers",
+            "workers",
+            Html.table(
+                List.of(
+                    "worker", "state", "host", "pid", "assignment", "partitions", "last heartbeat"),
+                workers,
+                "No worker announced itself in the last hour.")));
+
+    List<List<String>> groups = new ArrayList<>();
+    for (DlqGroup g : inbox.operations().dlqGroups(PAGE)) {
+      String list =
+          base + "/dlq?" + typeQuery(g.eventType()) + "&error_group=" + enc(g.errorGroup());
+      groups.add(
+          List.of(
+              esc(g.eventType()),
+              "<span class=\"error\">" + esc(shorten(g.errorGroup())) + "</span>",
+              link(list, num(g.count())),
+              esc(time(g.firstSeen())),
+              esc(time(g.lastSeen())),
+              writes
+                  ? actionForm(name, "replay", g.selection(), "replay group")
+                      + actionForm(name, "discard", g.selection(), "discard group")
+                  : ""));
+    }
+    body.append(
+        Html.section(
+            "Dead letters by error",
+            "dlq-groups",
+            Html.table(
+                List.of("type", "error", "count", "first seen", "last seen", ""),
+                groups,
+                "No dead letters.")));
+    if (writes) {
+      body.append(
+          Html.section(
+              "Retention",
+              "retention",
+              actionForm(name, "purge", null, "run one retention step now")));
+    }
+    return Html.page(name, body.toString());
+  }
+
+  /** A button that asks for confirmation of an action on a selection. */
+  static String actionForm(String inbox, String action, DeadLetterSelection s, String label) {
+    StringBuilder f =
+        new StringBuilder("<form class=\"inline\" method=\"post\" action=\"/inbox/")
+            .append(esc(enc(inbox)))
+            .append("/confirm\">")
+            .append(Html.hidden("action", action));
+    if (s != null) {
+      f.append(Selections.hiddenFields(s));
+    }
+    return f.append("<button>").append(esc(label)).append("</button></form>").toString();
+  }
+
+  static String typeQuery(String eventType) {
+    return eventType == null ? "" : "event_type=" + enc(eventType);
+  }
+
+  static String num(long n) {
+    return String.format(java.util.Locale.ROOT, "%,d", n);
+  }
+
+  static String shorten(String s) {
+    return s == null || s.length() <= 200 ? s : s.substring(0, 200) + "…";
+  }
+}

@@ -1,0 +1,198 @@
+package dev.pginbox.inbox.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.postgres.PostgresInbox;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The console in a real browser: headless Chromium (Debian packages chromium and chromium-driver,
+ * installed by .ci/run) driven by Selenium.
+ */
+class ConsoleBrowserTest extends HttpTestSupport {
+
+  private static final File CHROMIUM = new File("/usr/bin/chromium");
+  private static final File CHROMEDRIVER = new File("/usr/bin/chromedriver");
+
+  private static InboxHttp.Running server;
+  private static WebDriver browser;
+  private static Path profile;
+  private static String origin;
+
+  @BeforeAll
+  static void start() throws Exception {
+    assumeTrue(
+        CHROMIUM.canExecute() && CHROMEDRIVER.canExecute(),
+        "SKIP: the browser tests need the Debian packages chromium and chromium-driver");
+    installDatabase("inbox_console");
+    PostgresInbox shipments = manager.createInbox("shipments");
+    manager.enableOrdering("shipments");
+    for (int i = 0; i < 12; i++) {
+      shipments.send(
+          NewMessage.of("s" + i, "shipment.booked", "truck-" + (i % 3), "{\"box\": " + i + "}"));
+    }
+    // truck-0's head is dead: its later messages wait behind it.
+    sql(
+        "UPDATE inbox.shipments SET retry_count = 3, error = 'carrier 4711 refused' WHERE event_id = 's0'");
+    PostgresInbox invoices = manager.createInbox("invoices");
+    for (int i = 0; i < 5; i++) {
+      invoices.send(
+          NewMessage.of("i" + i, "invoice.issued", "c" + i, "{\"total\": " + (10 * i) + "}"));
+    }
+    sql(
+        "UPDATE inbox.invoices SET retry_count = 3, error = 'tax service timeout after ' || (100 + length(event_id)) || ' ms' WHERE event_id IN ('i1', 'i2', 'i3')");
+    sql(
+        "UPDATE inbox.invoices SET processed_at = now() - make_interval(mins => length(event_id)) WHERE event_id = 'i0'");
+
+    server =
+        InboxHttp.builder(manager)
+            .credentials(operatorCredentials())
+            .writeActions(true)
+            .build()
+            .start(loopback());
+    origin = "127.0.0.1:" + server.address().getPort();
+
+    profile = Files.createTempDirectory("inbox-console-chromium");
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM);
+    options.addArguments(
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,1000",
+        "--user-data-dir=" + profile);
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(CHROMEDRIVER)
+            .usingAnyFreePort()
+            .build();
+    browser = new ChromeDriver(service, options);
+    browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (browser != null) {
+      browser.quit();
+    }
+    if (server != null) {
+      server.close();
+    }
+    if (profile != null) {
+      try (var files = Files.walk(profile)) {
+        files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+      }
+    }
+  }
+
+  @Test
+  void the_console_lists_every_inbox_with_its_counts() throws Exception {
+    browser.get("http://" + origin + "/");
+    String table = browser.findElement(By.tagName("table")).getText();
+    assertThat(table).contains("shipments").contains("invoices");
+    // shipments: 11 waiting, 1 dead letter (degraded), 1 blocked aggregate; no test replays it.
+    var cells =
+        browser
+            .findElement(By.xpath("//tr[td/a[text()='shipments']]"))
+            .findElements(By.tagName("td"));
+    assertThat(cells.get(1).getText()).isEqualTo("degraded");
+    assertThat(cells.get(2).getText()).isEqualTo("11");
+    assertThat(cells.get(4).getText()).isEqualTo("1");
+    assertThat(cells.get(5).getText()).isEqualTo("1");
+    Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
+    Files.copy(shot, Path.of("target", "console-inboxes.png"), StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  @Test
+  void an_inbox_page_shows_a_blocked_aggregate_and_its_reason() throws Exception {
+    browser.get("http://" + origin + "/inbox/shipments");
+    String blocked = browser.findElement(By.id("blocked")).getText();
+    assertThat(blocked)
+        .contains("truck-0")
+        .contains("dead_letter")
+        .contains("carrier 4711 refused");
+    // s0 is the head; s3, s6, s9 wait behind it.
+    WebElement row =
+        browser.findElement(By.xpath("//section[@id='blocked']//tr[td[text()='truck-0']]"));
+    assertThat(row.findElements(By.tagName("td")).get(5).getText()).isEqualTo("3");
+    Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
+    Files.copy(shot, Path.of("target", "console-inbox.png"), StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  @Test
+  void replaying_a_dlq_group_asks_for_confirmation_with_the_count_and_changes_the_counts() {
+    // Credentials in the URL: the browser answers the basic-auth challenge of the write pages.
+    browser.get("http://" + USER + ":" + PASSWORD + "@" + origin + "/inbox/invoices");
+    String groups = browser.findElement(By.id("dlq-groups")).getText();
+    assertThat(groups).contains("tax service timeout after <n> ms").contains("3");
+
+    browser
+        .findElement(By.xpath("//section[@id='dlq-groups']//button[text()='replay group']"))
+        .click();
+    new WebDriverWait(browser, Duration.ofSeconds(10))
+        .until(b -> !b.findElements(By.id("confirm")).isEmpty());
+    assertThat(browser.findElement(By.className("touched")).getText()).startsWith("3 message(s)");
+    assertThat(count("SELECT count(*) FROM inbox.invoices_dlq")).isEqualTo(3);
+
+    browser.findElement(By.id("confirm")).click();
+    new WebDriverWait(browser, Duration.ofSeconds(10))
+        .until(b -> !b.findElements(By.className("flash")).isEmpty());
+    assertThat(browser.findElement(By.className("flash")).getText())
+        .isEqualTo("replayed 3 message(s)");
+    assertThat(browser.findElement(By.className("summary")).getText()).contains("0 dead");
+    assertThat(count("SELECT count(*) FROM inbox.invoices_dlq")).isZero();
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox.operator_log WHERE action = 'replay' AND actor = 'operator' AND rows_affected = 3"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void without_credentials_the_write_action_is_refused_and_nothing_changes() {
+    // 'localhost' is another origin than '127.0.0.1': the browser holds no credentials for it.
+    String page = "http://localhost:" + server.address().getPort() + "/inbox/shipments";
+    browser.get(page);
+    browser
+        .findElement(By.xpath("//section[@id='dlq-groups']//button[text()='replay group']"))
+        .click();
+    new WebDriverWait(browser, Duration.ofSeconds(10))
+        .until(b -> b.getCurrentUrl().endsWith("/confirm"));
+    assertThat(browser.findElements(By.id("confirm"))).isEmpty();
+
+    browser.get(page);
+    Object status =
+        ((JavascriptExecutor) browser)
+            .executeAsyncScript(
+                "const done = arguments[arguments.length - 1];"
+                    + "fetch('/inbox/shipments/run', {method: 'POST', credentials: 'omit',"
+                    + " headers: {'Content-Type': 'application/x-www-form-urlencoded'},"
+                    + " body: 'action=replay&by=type&event_type=shipment.booked'})"
+                    + ".then(r => done(r.status), e => done(String(e)));");
+    assertThat(status).isEqualTo(401L);
+    assertThat(count("SELECT retry_count FROM inbox.shipments WHERE event_id = 's0'")).isEqualTo(3);
+  }
+}

@@ -1,0 +1,239 @@
+package dev.pginbox.inbox.postgres;
+
+import static dev.pginbox.inbox.postgres.PostgresInboxManager.withHandle;
+
+import dev.pginbox.inbox.BlockedAggregate;
+import dev.pginbox.inbox.DeadLetter;
+import dev.pginbox.inbox.DeadLetterSelection;
+import dev.pginbox.inbox.DlqGroup;
+import dev.pginbox.inbox.InboxOperations;
+import dev.pginbox.inbox.InvalidInboxArgumentException;
+import dev.pginbox.inbox.MessageDetail;
+import dev.pginbox.inbox.OperatorLogEntry;
+import dev.pginbox.inbox.PartitionLag;
+import dev.pginbox.inbox.PurgeResult;
+import dev.pginbox.inbox.ThroughputPoint;
+import dev.pginbox.inbox.WorkerInfo;
+import dev.pginbox.inbox.postgres.internal.InboxStatements;
+import dev.pginbox.inbox.postgres.internal.OperatorRows;
+import dev.pginbox.inbox.postgres.internal.SqlResources;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.Query;
+
+/**
+ * The operator views and audited actions of one inbox: each method calls one function of {@code
+ * sql/inbox/011_operator_views.sql} (or replay/purge of 005) through a statement file under {@code
+ * PostgresInboxOperations/}.
+ */
+final class PostgresInboxOperations implements InboxOperations {
+
+  private final Jdbi jdbi;
+  private final String name;
+  private final String actor;
+
+  PostgresInboxOperations(Jdbi jdbi, String name, String actor) {
+    this.jdbi = jdbi;
+    this.name = name;
+    this.actor = actor;
+  }
+
+  @Override
+  public InboxOperations asActor(String actor) {
+    if (actor != null && (actor.isBlank() || actor.length() > 200)) {
+      throw new InvalidInboxArgumentException("actor must be 1 to 200 characters", name);
+    }
+    return new PostgresInboxOperations(jdbi, name, actor);
+  }
+
+  @Override
+  public List<BlockedAggregate> blockedAggregates(int limit) {
+    return rows(
+        "blocked",
+        "read the blocked aggregates",
+        q -> q.bind("limit", limit(limit)),
+        OperatorRows::blockedAggregate);
+  }
+
+  @Override
+  public List<PartitionLag> partitionLag() {
+    return rows("lag", "read the partition lag", q -> q, OperatorRows::partitionLag);
+  }
+
+  @Override
+  public List<WorkerInfo> workers() {
+    return rows("workers", "read the workers", q -> q, OperatorRows::worker);
+  }
+
+  @Override
+  public List<DlqGroup> dlqGroups(int limit) {
+    return rows(
+        "dlq_groups",
+        "read the DLQ groups",
+        q -> q.bind("limit", limit(limit)),
+        OperatorRows::dlqGroup);
+  }
+
+  @Override
+  public List<DeadLetter> deadLetterPage(
+      DeadLetterSelection selection, int limit, Instant afterReceivedAt, String afterEventId) {
+    if (selection != null && selection.byIds()) {
+      throw new InvalidInboxArgumentException(
+          "a dead-letter page selects by event type or group, not by ids", name);
+    }
+    return rows(
+        "dead_letters",
+        "list dead letters",
+        q ->
+            q.bind("eventType", selection == null ? null : selection.eventType())
+                .bind("errorGroup", selection == null ? null : selection.errorGroup())
+                .bind("limit", limit(limit))
+                .bind("afterReceivedAt", time(afterReceivedAt))
+                .bind("afterEventId", afterEventId),
+        OperatorRows::deadLetter);
+  }
+
+  @Override
+  public Optional<MessageDetail> message(String eventId) {
+    Objects.requireNonNull(eventId, "eventId");
+    return rows("message", "read a message", q -> q.bind("eventId", eventId), OperatorRows::message)
+        .stream()
+        .findFirst();
+  }
+
+  @Override
+  public List<ThroughputPoint> throughput(int minutes) {
+    return rows(
+        "throughput",
+        "read the throughput",
+        q -> q.bind("minutes", minutes),
+        OperatorRows::throughput);
+  }
+
+  @Override
+  public long countDeadLetters(DeadLetterSelection selection) {
+    return withHandle(
+        jdbi,
+        "count dead letters of inbox " + name,
+        name,
+        null,
+        h -> select(h.createQuery(sql("count_dead")), selection).mapTo(Long.class).one());
+  }
+
+  @Override
+  public int replay(DeadLetterSelection selection) {
+    Objects.requireNonNull(selection, "selection");
+    String statement =
+        selection.byIds()
+            ? "replay_ids"
+            : selection.errorGroup() == null ? "replay_type" : "replay_group";
+    return withHandle(
+        jdbi,
+        "replay dead letters of inbox " + name,
+        name,
+        null,
+        h -> select(h.createQuery(sql(statement)), selection).mapTo(Integer.class).one());
+  }
+
+  @Override
+  public int discard(DeadLetterSelection selection) {
+    Objects.requireNonNull(selection, "selection");
+    return withHandle(
+        jdbi,
+        "discard dead letters of inbox " + name,
+        name,
+        null,
+        h -> select(h.createQuery(sql("discard")), selection).mapTo(Integer.class).one());
+  }
+
+  @Override
+  public PurgeResult purge(int batchSize) {
+    return InboxStatements.purge(
+        withHandle(
+            jdbi,
+            "purge inbox " + name,
+            name,
+            null,
+            h ->
+                h.createQuery(sql("purge"))
+                    .bind("name", name)
+                    .bind("actor", actor)
+                    .bind("batchSize", batchSize)
+                    .mapTo(String.class)
+                    .one()));
+  }
+
+  @Override
+  public List<OperatorLogEntry> auditLog(int limit, Long beforeId) {
+    return auditLog(jdbi, name, limit, beforeId);
+  }
+
+  /** The audit trail of one inbox, or of all ({@code inbox} null). */
+  static List<OperatorLogEntry> auditLog(Jdbi jdbi, String inbox, int limit, Long beforeId) {
+    return withHandle(
+        jdbi,
+        "read the audit log",
+        inbox,
+        null,
+        h ->
+            h.createQuery(sql("audit"))
+                .bind("name", inbox)
+                .bind("limit", limit(limit))
+                .bind("beforeId", beforeId)
+                .map((rs, ctx) -> OperatorRows.logEntry(rs))
+                .list());
+  }
+
+  private Query select(Query query, DeadLetterSelection selection) {
+    Objects.requireNonNull(selection, "selection");
+    query.bind("name", name).bind("actor", actor);
+    if (selection.byIds()) {
+      query.bindArray("eventIds", String.class, selection.eventIds());
+    } else {
+      query.bindNull("eventIds", java.sql.Types.ARRAY);
+    }
+    return query
+        .bind("eventType", selection.eventType())
+        .bind("errorGroup", selection.errorGroup());
+  }
+
+  private interface Binder {
+    Query bind(Query query);
+  }
+
+  /** Runs one statement of this inbox in its own handle and reads every row. */
+  private <T> List<T> rows(
+      String statement, String action, Binder binder, OperatorRows.Reader<T> reader) {
+    return withHandle(
+        jdbi,
+        action + " of inbox " + name,
+        name,
+        null,
+        h ->
+            binder
+                .bind(h.createQuery(sql(statement)).bind("name", name))
+                .map((rs, ctx) -> reader.read(rs))
+                .list());
+  }
+
+  private static int limit(int limit) {
+    if (limit < 1 || limit > MAX_LIMIT) {
+      throw new InvalidInboxArgumentException(
+          "limit must be in 1.." + MAX_LIMIT + ", got " + limit, null);
+    }
+    return limit;
+  }
+
+  private static OffsetDateTime time(Instant instant) {
+    return instant == null ? null : instant.atOffset(ZoneOffset.UTC);
+  }
+
+  private static String sql(String statement) {
+    return SqlResources.get(PostgresInboxOperations.class, statement);
+  }
+}

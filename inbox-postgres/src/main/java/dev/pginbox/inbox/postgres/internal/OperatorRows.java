@@ -1,0 +1,139 @@
+package dev.pginbox.inbox.postgres.internal;
+
+import dev.pginbox.inbox.BlockedAggregate;
+import dev.pginbox.inbox.DeadLetter;
+import dev.pginbox.inbox.DlqGroup;
+import dev.pginbox.inbox.MessageDetail;
+import dev.pginbox.inbox.OperatorLogEntry;
+import dev.pginbox.inbox.PartitionLag;
+import dev.pginbox.inbox.ThroughputPoint;
+import dev.pginbox.inbox.WorkerInfo;
+import java.sql.Array;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Rows of the operator functions ({@code sql/inbox/011_operator_views.sql}) read into records. */
+public final class OperatorRows {
+
+  /** Reads the current row. */
+  @FunctionalInterface
+  public interface Reader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  private OperatorRows() {}
+
+  public static BlockedAggregate blockedAggregate(ResultSet rs) throws SQLException {
+    return new BlockedAggregate(
+        rs.getString("aggregate_id"),
+        BlockedAggregate.Reason.fromSql(rs.getString("reason")),
+        rs.getString("event_id"),
+        rs.getString("event_type"),
+        rs.getString("error"),
+        rs.getInt("retry_count"),
+        instant(rs, "blocked_until"),
+        (Integer) rs.getObject("claimed_by_pid"),
+        rs.getString("claimed_by"),
+        rs.getLong("waiting_behind"),
+        instant(rs, "head_received_at"));
+  }
+
+  public static PartitionLag partitionLag(ResultSet rs) throws SQLException {
+    return new PartitionLag(
+        (Integer) rs.getObject("partition_id"),
+        rs.getLong("waiting"),
+        rs.getLong("backing_off"),
+        rs.getBoolean("counts_exact"),
+        rs.getLong("oldest_eligible_age_seconds"),
+        rs.getString("owner"),
+        instant(rs, "lease_expires_at"));
+  }
+
+  public static WorkerInfo worker(ResultSet rs) throws SQLException {
+    List<Integer> partitions = new ArrayList<>();
+    Array held = rs.getArray("partitions_held");
+    if (held != null) {
+      for (Object p : (Object[]) held.getArray()) {
+        partitions.add(((Number) p).intValue());
+      }
+    }
+    Object pid = rs.getObject("pid");
+    return new WorkerInfo(
+        rs.getString("worker_id"),
+        WorkerInfo.State.fromSql(rs.getString("state")),
+        rs.getString("host"),
+        pid == null ? null : ((Number) pid).longValue(),
+        rs.getString("application_name"),
+        rs.getString("assignment"),
+        partitions,
+        instant(rs, "lease_expires_at"),
+        instant(rs, "last_heartbeat"),
+        instant(rs, "started_at"),
+        instant(rs, "stopped_at"));
+  }
+
+  public static DlqGroup dlqGroup(ResultSet rs) throws SQLException {
+    return new DlqGroup(
+        rs.getString("event_type"),
+        rs.getString("error_group"),
+        rs.getLong("dead"),
+        instant(rs, "first_seen"),
+        instant(rs, "last_seen"),
+        rs.getString("example_event_id"),
+        rs.getString("example_error"));
+  }
+
+  public static DeadLetter deadLetter(ResultSet rs) throws SQLException {
+    return new DeadLetter(
+        rs.getString("event_id"),
+        rs.getString("event_type"),
+        rs.getString("aggregate_id"),
+        instant(rs, "received_at"),
+        rs.getString("error"),
+        rs.getInt("retry_count"),
+        rs.getString("trace_id"));
+  }
+
+  public static MessageDetail message(ResultSet rs) throws SQLException {
+    return new MessageDetail(
+        rs.getString("event_id"),
+        rs.getString("state"),
+        rs.getString("event_type"),
+        rs.getString("source"),
+        rs.getString("aggregate_id"),
+        rs.getString("payload"),
+        instant(rs, "received_at"),
+        instant(rs, "processed_at"),
+        instant(rs, "next_attempt_at"),
+        rs.getString("error"),
+        rs.getInt("retry_count"),
+        rs.getString("trace_id"));
+  }
+
+  public static ThroughputPoint throughput(ResultSet rs) throws SQLException {
+    return new ThroughputPoint(instant(rs, "minute"), rs.getLong("processed"));
+  }
+
+  public static OperatorLogEntry logEntry(ResultSet rs) throws SQLException {
+    Object rows = rs.getObject("rows_affected");
+    return new OperatorLogEntry(
+        rs.getLong("id"),
+        instant(rs, "logged_at"),
+        rs.getString("role_name"),
+        rs.getString("actor"),
+        rs.getString("application_name"),
+        rs.getString("action"),
+        rs.getString("inbox_name"),
+        rs.getString("arguments"),
+        rows == null ? null : ((Number) rows).longValue());
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+}

@@ -1,0 +1,46 @@
+package dev.pginbox.inbox.postgres.internal.worker;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.pginbox.inbox.PartitionAssignment;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * What a worker tells {@code inbox.worker_announce} about itself at every gauge refresh, so that
+ * {@code inbox.inbox_workers} lists it whatever its partition mode: host, process id, assignment,
+ * concurrency and the announcement interval (the registry calls a worker silent after three).
+ */
+final class Announcement {
+
+  private Announcement() {}
+
+  static String details(WorkerContext ctx) {
+    ObjectNode node = new ObjectMapper().createObjectNode();
+    node.put("host", host());
+    node.put("pid", ProcessHandle.current().pid());
+    node.put("concurrency", ctx.options().concurrency());
+    node.put("interval_seconds", Math.max(1, ctx.gaugeInterval().toSeconds()));
+    PartitionAssignment partitions = ctx.options().partitions();
+    if (partitions instanceof PartitionAssignment.Static s) {
+      node.put("assignment", "static");
+      node.put("partition", s.id());
+      node.put("partitions", s.count());
+    } else if (partitions instanceof PartitionAssignment.Automatic a) {
+      node.put("assignment", "automatic");
+      node.put("partitions", a.partitions());
+    } else {
+      node.put("assignment", "all");
+    }
+    return node.toString();
+  }
+
+  private static String host() {
+    try {
+      String name = InetAddress.getLocalHost().getHostName();
+      return name.length() > 100 ? name.substring(0, 100) : name;
+    } catch (UnknownHostException e) {
+      return "unknown";
+    }
+  }
+}

@@ -1,0 +1,1 @@
+SELECT inbox.count_dead_letters(:name, :eventIds, :eventType, :errorGroup)

@@ -1,0 +1,1 @@
+SELECT * FROM inbox.inbox_dead_letters(:name, :eventType, :errorGroup, :limit, :afterReceivedAt, :afterEventId)

@@ -1,0 +1,1 @@
+SELECT minute, processed FROM inbox.inbox_throughput(:name, :minutes)

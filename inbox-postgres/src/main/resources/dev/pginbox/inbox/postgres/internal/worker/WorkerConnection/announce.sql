@@ -1,0 +1,1 @@
+SELECT inbox.worker_announce(?, ?, ?::jsonb)

@@ -1,0 +1,121 @@
+package dev.mailroom.ops;
+
+import dev.mailroom.config.ConfigException;
+import dev.mailroom.web.HttpSettings;
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.http.Credentials;
+import dev.pginbox.inbox.http.InboxHttp;
+import dev.pginbox.inbox.http.Readiness;
+import dev.pginbox.inbox.postgres.PostgresInboxManager;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+
+/**
+ * The collector's health, metrics and operator console (module inbox-http), switched on by setting
+ * {@code MAILROOM_HTTP_PORT}; it listens on {@code MAILROOM_HTTP_HOST} (default 127.0.0.1: the
+ * console shows token payloads). Write actions need {@code MAILROOM_HTTP_WRITE_ACTIONS=true} and
+ * credentials ({@code INBOX_HTTP_USERS}, {@code INBOX_HTTP_USERS_FILE} or {@code
+ * INBOX_HTTP_TOKEN}). Not in the demo, whose mailbox page owns that port.
+ */
+public final class OperatorHttp {
+
+  public static final String WRITE_ACTIONS = "MAILROOM_HTTP_WRITE_ACTIONS";
+
+  private final Map<String, String> env;
+  private final PrometheusMeterRegistry prometheus;
+
+  private OperatorHttp(Map<String, String> env, PrometheusMeterRegistry prometheus) {
+    this.env = env;
+    this.prometheus = prometheus;
+  }
+
+  public static OperatorHttp fromEnvironment(Map<String, String> env, boolean demo) {
+    String port = env.get(HttpSettings.PORT);
+    boolean enabled = !demo && port != null && !port.isBlank();
+    return new OperatorHttp(env, enabled ? InboxHttp.prometheusRegistry() : null);
+  }
+
+  /** The registry to meter into: {@code base}, plus the Prometheus one /metrics scrapes. */
+  public MeterRegistry metrics(MeterRegistry base) {
+    if (prometheus == null) {
+      return base;
+    }
+    CompositeMeterRegistry both = new CompositeMeterRegistry();
+    both.add(base);
+    both.add(prometheus);
+    return both;
+  }
+
+  /**
+   * Starts the server (nothing when not switched on).
+   *
+   * @throws ConfigException for write actions without credentials or a bad port
+   */
+  public Running start(DataSource dataSource, InboxWorker worker, Consumer<String> log)
+      throws IOException {
+    if (prometheus == null) {
+      return new Running(null);
+    }
+    boolean writes = flag(env.get(WRITE_ACTIONS));
+    Credentials credentials;
+    try {
+      credentials = Credentials.fromEnvironment(env);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    if (writes && !credentials.any()) {
+      throw new ConfigException(
+          WRITE_ACTIONS
+              + "=true needs INBOX_HTTP_USERS, INBOX_HTTP_USERS_FILE or INBOX_HTTP_TOKEN");
+    }
+    InboxHttp http =
+        InboxHttp.builder(PostgresInboxManager.create(dataSource))
+            .meterRegistry(prometheus)
+            .readiness(new Readiness())
+            .workers(List.of(worker))
+            .credentials(credentials)
+            .writeActions(writes)
+            .build();
+    InboxHttp.Running server = http.start(HttpSettings.read(env).address());
+    log.accept(
+        "health, metrics and console on http://"
+            + server.address().getHostString()
+            + ":"
+            + server.address().getPort()
+            + "/"
+            + (writes ? " (write actions enabled)" : " (read-only)"));
+    return new Running(server);
+  }
+
+  /** The running server, or nothing; closing stops it. */
+  public static final class Running implements AutoCloseable {
+    private final InboxHttp.Running server;
+
+    private Running(InboxHttp.Running server) {
+      this.server = server;
+    }
+
+    @Override
+    public void close() {
+      if (server != null) {
+        server.close();
+      }
+    }
+  }
+
+  private static boolean flag(String value) {
+    if (value == null || value.isBlank() || value.equalsIgnoreCase("false")) {
+      return false;
+    }
+    if (value.equalsIgnoreCase("true")) {
+      return true;
+    }
+    throw new ConfigException(WRITE_ACTIONS + " must be true or false");
+  }
+}

@@ -1,0 +1,704 @@
+-- Operator views: what is stuck and why (blocked aggregates, lag per partition), who works on an
+-- inbox (workers), failures grouped by error, and the audit trail of operator actions.
+-- Every function pins its search_path; object names are schema-qualified all the same. The
+-- tables (operator_log, inbox_worker_registry) are in 001_catalog.sql, so that 010_roles.sql can
+-- grant them.
+
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
+-- Writes one audit row. Arguments larger than 8 kB (a replay of 40,000 event ids) are kept as
+-- their first 8 kB, marked truncated, so the log stays small.
+CREATE OR REPLACE FUNCTION inbox.log_operator_action(p_action text, p_inbox text, p_arguments jsonb, p_rows bigint)
+RETURNS void
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    INSERT INTO inbox.operator_log (role_name, actor, application_name, client_addr, action, inbox_name,
+                                    arguments, rows_affected)
+    VALUES (session_user,
+            left(nullif(current_setting('inbox.actor', true), ''), 200),
+            left(nullif(current_setting('application_name', true), ''), 200),
+            inet_client_addr(),
+            p_action, p_inbox,
+            CASE WHEN length(coalesce(p_arguments, '{}')::text) > 8192
+                 THEN jsonb_build_object('truncated', true, 'text', left(p_arguments::text, 8192))
+                 ELSE coalesce(p_arguments, '{}') END,
+            p_rows)
+$$;
+
+-- The audit trail, newest first: of one inbox (NULL: all), before id p_before_id (NULL: from the
+-- newest) for paging, at most p_limit rows (1..1000).
+CREATE OR REPLACE FUNCTION inbox.inbox_operator_log(p_inbox text DEFAULT NULL, p_limit integer DEFAULT 100,
+                                                    p_before_id bigint DEFAULT NULL)
+RETURNS SETOF inbox.operator_log
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM inbox.check_page_limit(p_limit);
+    RETURN QUERY
+        SELECT l.* FROM inbox.operator_log l
+        WHERE (p_inbox IS NULL OR l.inbox_name = p_inbox)
+          AND (p_before_id IS NULL OR l.id < p_before_id)
+        ORDER BY l.id DESC
+        LIMIT p_limit;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION inbox.check_page_limit(p_limit integer)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_limit IS NULL OR p_limit < 1 OR p_limit > 1000 THEN
+        RAISE EXCEPTION 'limit must be in 1..1000, got %', p_limit USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+END;
+$$;
+
+-- An error text with what varies between occurrences of one failure replaced: UUIDs and hex ids
+-- of 8 or more characters by <id>, other numbers by <n>; cut to 300 characters. Dead letters with
+-- the same event type and normalised error form one group (inbox_dlq_groups).
+CREATE OR REPLACE FUNCTION inbox.normalize_error(p_error text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT left(regexp_replace(regexp_replace(regexp_replace(coalesce(p_error, ''),
+        '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}', '<id>', 'g'),
+        '\m(?=[0-9a-fA-F]*[0-9])[0-9a-fA-F]{8,}\M', '<id>', 'g'),
+        '[0-9]+', '<n>', 'g'), 300)
+$$;
+
+-- Blocked aggregates -----------------------------------------------------------------------------
+
+-- The SQL of the heads of an ordered inbox's aggregates that cannot be claimed now, as rows
+-- (agg, tid, dead, backing_off, locker) over the running transactions' ids $1 (xid[]): a head is
+-- blocked when it is a dead letter, backing off after a failure, or locked by a running
+-- transaction (claimed and not committed yet: the row version we see carries that transaction's
+-- id in xmax). NULL when the inbox has no ordering. Managed inboxes walk the heads with a loose
+-- index scan over <name>_ordering_idx (one descent per aggregate with unprocessed messages); a
+-- tracked table, which has no such index, reads its unprocessed rows.
+CREATE OR REPLACE FUNCTION inbox.blocked_heads_sql(p_inbox text)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    o inbox.inbox_ordering_config;
+    v_table text := inbox.inbox_table(c);
+BEGIN
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    IF c.managed THEN
+        RETURN format($q$WITH RECURSIVE %1$s
+            SELECT b.* FROM heads CROSS JOIN LATERAL (
+                SELECT heads.agg::text AS agg, m.ctid AS tid, m.retry_count >= %3$s AS dead,
+                       m.retry_count < %3$s AND m.next_attempt_at > now() AS backing_off,
+                       CASE WHEN m.xmax <> '0'::xid AND m.xmax = ANY ($1) THEN m.xmax END AS locker
+                FROM %2$s m WHERE m.ctid = heads.tid) b
+            WHERE b.dead OR b.backing_off OR b.locker IS NOT NULL$q$,
+            inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column), v_table, c.max_retries);
+    END IF;
+    RETURN format($q$SELECT b.* FROM (
+            SELECT DISTINCT ON (m.%1$I) m.%1$I::text AS agg, m.ctid AS tid, (%4$s) AS dead, false AS backing_off,
+                   CASE WHEN m.xmax <> '0'::xid AND m.xmax = ANY ($1) THEN m.xmax END AS locker
+            FROM %3$s m WHERE m.%5$I IS NULL AND m.%1$I IS NOT NULL
+            ORDER BY m.%1$I, m.%2$I, m.%6$I) b
+        WHERE b.dead OR b.locker IS NOT NULL$q$,
+        o.aggregate_column, o.sequence_column, v_table,
+        inbox.state_predicate(c, 'dead'), c.processed_at_column, c.id_column);
+END;
+$$;
+
+-- The ids of the transactions running now (each holds the lock on its own id).
+CREATE OR REPLACE FUNCTION inbox.running_xids()
+RETURNS xid[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(l.transactionid), '{}') FROM pg_catalog.pg_locks l
+    WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.granted
+$$;
+
+-- Aggregates whose head cannot be claimed now, with the reason: 'dead_letter' (replay or discard
+-- it), 'backing_off' (failed, next attempt at blocked_until) or 'claimed' (held by a running
+-- transaction: backend claimed_by_pid). waiting_behind counts the unprocessed messages queued
+-- behind the head (exact up to 100,000). At most p_limit rows (1..1000); empty without ordering.
+CREATE OR REPLACE FUNCTION inbox.inbox_blocked_aggregates(p_inbox text, p_limit integer DEFAULT 100)
+RETURNS TABLE (aggregate_id text, reason text, event_id text, event_type text, error text,
+               retry_count integer, blocked_until timestamptz, claimed_by_pid integer,
+               claimed_by text, waiting_behind bigint, head_received_at timestamptz)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    o inbox.inbox_ordering_config;
+    v_heads text := inbox.blocked_heads_sql(p_inbox);
+BEGIN
+    PERFORM inbox.check_page_limit(p_limit);
+    IF v_heads IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    RETURN QUERY EXECUTE format($q$
+        WITH blocked AS MATERIALIZED (%1$s LIMIT $2)
+        SELECT b.agg,
+               CASE WHEN b.dead THEN 'dead_letter' WHEN b.backing_off THEN 'backing_off' ELSE 'claimed' END,
+               m.%3$I::text, m.%4$I::text, %5$s, %6$s, %7$s,
+               l.pid, a.application_name::text,
+               (SELECT count(*) FROM (SELECT 1 FROM %2$s w WHERE w.%8$I::text = b.agg AND w.%9$I IS NULL
+                                      LIMIT 100001) x) - 1,
+               %10$s
+        FROM blocked b
+        JOIN %2$s m ON m.ctid = b.tid
+        LEFT JOIN pg_catalog.pg_locks l ON b.locker IS NOT NULL AND l.locktype = 'transactionid'
+             AND l.transactionid = b.locker AND l.mode = 'ExclusiveLock'
+        LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
+        ORDER BY b.agg$q$,
+        v_heads, inbox.inbox_table(c), c.id_column, c.event_type_column,
+        CASE WHEN c.error_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.error_column) END,
+        CASE WHEN c.retry_count_column IS NULL THEN '0' ELSE format('coalesce(m.%I, 0)::integer', c.retry_count_column) END,
+        CASE WHEN c.managed THEN 'CASE WHEN b.backing_off THEN m.next_attempt_at END' ELSE 'NULL::timestamptz' END,
+        o.aggregate_column, c.processed_at_column,
+        CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz' ELSE format('m.%I::timestamptz', c.received_at_column) END)
+        USING inbox.running_xids(), p_limit;
+END;
+$$;
+
+-- How many aggregates are blocked, counting among the first p_scan aggregates only (so that a
+-- health probe stays cheap with millions of aggregates): n, and exact = false when it stopped there.
+CREATE OR REPLACE FUNCTION inbox.count_blocked_aggregates(p_inbox text, p_scan integer DEFAULT 10000,
+                                                          OUT n bigint, OUT exact boolean)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    o inbox.inbox_ordering_config;
+    v_walked bigint;
+BEGIN
+    n := 0;
+    exact := true;
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF NOT c.managed THEN
+        EXECUTE format('SELECT count(*) FROM (%s) b', inbox.blocked_heads_sql(p_inbox)) INTO n USING inbox.running_xids();
+        RETURN;
+    END IF;
+    EXECUTE format($q$WITH RECURSIVE %1$s, walked AS MATERIALIZED (SELECT heads.tid FROM heads LIMIT $2)
+        SELECT count(*) FILTER (WHERE m.retry_count >= %3$s OR m.next_attempt_at > now()
+                                   OR (m.xmax <> '0'::xid AND m.xmax = ANY ($1))),
+               count(*)
+        FROM walked JOIN %2$s m ON m.ctid = walked.tid$q$,
+        inbox.aggregate_heads_sql(inbox.inbox_table(c), o.aggregate_column, o.sequence_column),
+        inbox.inbox_table(c), c.max_retries)
+        INTO n, v_walked
+        USING inbox.running_xids(), p_scan;
+    exact := v_walked < p_scan;
+END;
+$$;
+
+-- Partition lag --------------------------------------------------------------------------------
+
+-- The number of partitions the inbox's workers use: automatic mode's leases, else the partition
+-- count a live statically partitioned worker announced, else NULL (one queue).
+CREATE OR REPLACE FUNCTION inbox.partition_count(p_inbox text)
+RETURNS integer
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(
+        (SELECT max(l.partition_id) + 1 FROM inbox.inbox_partition_leases l WHERE l.inbox_name = p_inbox),
+        (SELECT max((r.details ->> 'partitions')::integer) FROM inbox.inbox_worker_registry r
+         WHERE r.inbox_name = p_inbox AND r.details ->> 'assignment' = 'static'
+           AND r.stopped_at IS NULL AND r.heartbeat_at > now() - interval '5 minutes'))
+$$;
+
+-- The owner (0 .. p_partitions-1) of each of the 1,024 buckets: the same rendezvous hash as
+-- inbox_bucket_owner, computed for all buckets in one statement.
+CREATE OR REPLACE FUNCTION inbox.bucket_owners(p_partitions integer)
+RETURNS TABLE (bucket integer, owner integer)
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT b, (SELECT w FROM generate_series(0, p_partitions - 1) AS w
+               ORDER BY ('x' || substr(md5(b || ':' || w), 1, 8))::bit(32)::bigint DESC, w LIMIT 1)
+    FROM generate_series(0, 1023) AS b
+$$;
+
+-- Per partition: partition (NULL = the whole inbox when it is not partitioned), waiting
+-- (eligible now), backing_off (failed, waiting for their next attempt: not lag),
+-- counts_exact (false: the backlog has more than 100,000 pending messages and the counts are
+-- scaled from the first 100,000), oldest_eligible_age_seconds (the oldest message that could be
+-- claimed now; 0 when none), owner and lease_expires_at (automatic mode) or the statically
+-- assigned worker. Managed inboxes; a tracked table reports one row without backoff.
+CREATE OR REPLACE FUNCTION inbox.inbox_partition_lag(p_inbox text)
+RETURNS TABLE (partition_id integer, waiting bigint, backing_off bigint, counts_exact boolean,
+               oldest_eligible_age_seconds bigint, owner text, lease_expires_at timestamptz)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_table text := inbox.inbox_table(c);
+    v_parts integer := inbox.partition_count(p_inbox);
+    v_cap constant integer := 100000;
+BEGIN
+    IF NOT c.managed THEN
+        RETURN QUERY SELECT NULL::integer, x.n, 0::bigint, x.exact,
+            (inbox.inbox_health(p_inbox) ->> 'oldest_pending_age_seconds')::bigint, NULL::text, NULL::timestamptz
+            FROM inbox.capped_count(v_table, inbox.state_predicate(c, 'pending'), v_cap + 1) x;
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format($q$
+        WITH sample AS MATERIALIZED (
+            SELECT m.bucket, m.next_attempt_at <= now() AS eligible FROM %1$s m
+            WHERE m.processed_at IS NULL AND m.retry_count < %2$s LIMIT %3$s + 1),
+        scale AS (SELECT CASE WHEN count(*) > %3$s
+                      THEN greatest(inbox.estimated_count(%4$L, 'm.processed_at IS NULL AND m.retry_count < %2$s'), count(*))::numeric / count(*)
+                      ELSE 1 END AS factor, count(*) <= %3$s AS exact FROM sample),
+        owners AS (SELECT o.bucket, CASE WHEN $1 IS NULL THEN NULL ELSE o.owner END AS part
+                   FROM inbox.bucket_owners(coalesce($1, 1)) o),
+        parts AS (SELECT CASE WHEN $1 IS NULL THEN NULL ELSE g END AS part
+                  FROM generate_series(0, coalesce($1, 1) - 1) g),
+        counted AS (SELECT ow.part, count(*) FILTER (WHERE s.eligible) AS waiting,
+                           count(*) FILTER (WHERE NOT s.eligible) AS backing_off
+                    FROM sample s JOIN owners ow ON ow.bucket = s.bucket GROUP BY ow.part)
+        SELECT p.part,
+               round(coalesce(ct.waiting, 0) * sc.factor)::bigint,
+               round(coalesce(ct.backing_off, 0) * sc.factor)::bigint,
+               sc.exact,
+               coalesce(greatest(0, floor(extract(epoch FROM now() - inbox.oldest_eligible(%5$L, (
+                   SELECT coalesce(bit_or(B'1'::bit(1024) >> ow.bucket), B'0'::bit(1024))::varbit
+                   FROM owners ow WHERE ow.part IS NOT DISTINCT FROM p.part)))))::bigint, 0),
+               coalesce(l.owner_id, (SELECT string_agg(r.worker_id, ', ' ORDER BY r.worker_id)
+                                     FROM inbox.inbox_worker_registry r
+                                     WHERE r.inbox_name = %5$L AND r.stopped_at IS NULL
+                                       AND r.details ->> 'assignment' = 'static'
+                                       AND (r.details ->> 'partition')::integer = p.part)),
+               l.lease_expires_at
+        FROM parts p CROSS JOIN scale sc
+        LEFT JOIN counted ct ON ct.part IS NOT DISTINCT FROM p.part
+        LEFT JOIN inbox.inbox_partition_leases l ON l.inbox_name = %5$L AND l.partition_id = p.part
+        ORDER BY p.part$q$,
+        v_table, c.max_retries, v_cap, v_table, p_inbox)
+        USING v_parts;
+END;
+$$;
+
+-- received_at of the oldest message of a managed inbox that could be claimed now, among the
+-- buckets of p_mask (NULL: all). One descent of <name>_claim_idx per distinct priority of waiting
+-- messages, then the first eligible message of each priority by arrival (seq).
+CREATE OR REPLACE FUNCTION inbox.oldest_eligible(p_inbox text, p_mask varbit)
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off SET enable_bitmapscan = off SET jit = off
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'oldest_eligible');
+    v_oldest timestamptz;
+BEGIN
+    EXECUTE format($q$WITH RECURSIVE prio AS (
+            (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+             ORDER BY m.priority LIMIT 1)
+            UNION ALL
+            SELECT (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+                    AND m.priority > prio.priority ORDER BY m.priority LIMIT 1)
+            FROM prio WHERE prio.priority IS NOT NULL)
+        SELECT min(f.received_at) FROM prio CROSS JOIN LATERAL (
+            SELECT m.received_at FROM %1$s m
+            WHERE m.processed_at IS NULL AND m.retry_count < %2$s AND m.priority = prio.priority
+              AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
+            ORDER BY m.seq LIMIT 1) f$q$,
+        inbox.inbox_table(c), c.max_retries)
+        INTO v_oldest USING p_mask;
+    RETURN v_oldest;
+END;
+$$;
+
+-- The extra numbers of inbox_health: blocked aggregates (counted among the first 10,000
+-- aggregates), the worst partition's oldest eligible message, and the messages in process (held
+-- by running transactions among the first 1,000 waiting). Cheap: a loose index scan over
+-- the aggregates' heads, and a few claim-index descents per partition.
+CREATE OR REPLACE FUNCTION inbox.operator_health(p_inbox text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_blocked record;
+    v_parts integer;
+    v_worst_part integer;
+    v_worst timestamptz;
+    v_processing bigint;
+BEGIN
+    SELECT * INTO v_blocked FROM inbox.count_blocked_aggregates(p_inbox);
+    IF c.managed THEN
+        v_parts := inbox.partition_count(p_inbox);
+        IF v_parts IS NULL THEN
+            v_worst := inbox.oldest_eligible(p_inbox, NULL);
+        ELSE
+            SELECT x.part, x.oldest INTO v_worst_part, v_worst FROM (
+                SELECT m.owner AS part, inbox.oldest_eligible(p_inbox, m.mask) AS oldest FROM (
+                    SELECT o.owner, bit_or(B'1'::bit(1024) >> o.bucket)::varbit AS mask
+                    FROM inbox.bucket_owners(v_parts) o GROUP BY o.owner) m) x
+            WHERE x.oldest IS NOT NULL ORDER BY x.oldest, x.part LIMIT 1;
+        END IF;
+    END IF;
+    IF c.managed THEN
+        -- Held by running transactions: workers claim from the front of the claim order, so the
+        -- first 1,000 waiting messages hold (nearly) every message in process.
+        EXECUTE format($q$SELECT count(*) FROM (
+                SELECT m.xmax FROM %s m WHERE m.processed_at IS NULL AND m.retry_count < %s
+                ORDER BY m.priority, m.seq LIMIT 1000) x
+            WHERE x.xmax <> '0'::xid AND x.xmax = ANY ($1)$q$, inbox.inbox_table(c), c.max_retries)
+            INTO v_processing USING inbox.running_xids();
+    END IF;
+    RETURN jsonb_build_object(
+        'processing_count', coalesce(v_processing, 0),
+        'blocked_aggregates', v_blocked.n,
+        'blocked_aggregates_exact', v_blocked.exact,
+        'worst_partition', v_worst_part,
+        'worst_partition_lag_seconds', coalesce(greatest(0, floor(extract(epoch FROM now() - v_worst)))::bigint, 0));
+END;
+$$;
+
+-- Workers ----------------------------------------------------------------------------------------
+
+-- A worker's announcement (every gauge refresh): registers or refreshes it and forgets workers of
+-- the inbox silent for more than an hour. p_details: host, pid, assignment, partition, partitions,
+-- concurrency (at most 2 kB).
+CREATE OR REPLACE FUNCTION inbox.worker_announce(p_inbox text, p_worker text, p_details jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM inbox.inbox_config_of(p_inbox);
+    IF p_worker IS NULL OR length(p_worker) > 200 OR length(coalesce(p_details, '{}')::text) > 2048 THEN
+        RAISE EXCEPTION 'worker id (at most 200 characters) and details (at most 2 kB) are required'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    INSERT INTO inbox.inbox_worker_registry AS r (inbox_name, worker_id, details, application_name, backend_pid)
+    VALUES (p_inbox, p_worker, coalesce(p_details, '{}'), current_setting('application_name', true), pg_backend_pid())
+    ON CONFLICT (inbox_name, worker_id) DO UPDATE
+        SET details = EXCLUDED.details, application_name = EXCLUDED.application_name,
+            backend_pid = EXCLUDED.backend_pid, heartbeat_at = now(), stopped_at = NULL;
+    DELETE FROM inbox.inbox_worker_registry
+    WHERE inbox_name = p_inbox AND heartbeat_at < now() - interval '1 hour';
+END;
+$$;
+
+-- A worker stopping in an orderly way: kept for an hour as "stopped".
+CREATE OR REPLACE FUNCTION inbox.worker_stopped(p_inbox text, p_worker text)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    UPDATE inbox.inbox_worker_registry SET stopped_at = now()
+    WHERE inbox_name = p_inbox AND worker_id = p_worker
+$$;
+
+-- Live and recently gone workers of an inbox: state 'live' (announced within the last minute, or
+-- three of its announcement intervals if longer), 'silent' (no announcement since: crashed, hung
+-- or cut off) or 'stopped'; with the
+-- partitions each holds in automatic mode and the earliest expiry of those leases. Workers of the
+-- automatic mode that do not announce themselves (other languages) are listed from their leases.
+CREATE OR REPLACE FUNCTION inbox.inbox_workers(p_inbox text)
+RETURNS TABLE (worker_id text, state text, host text, pid bigint, application_name text, assignment text,
+               partitions_held integer[], lease_expires_at timestamptz, last_heartbeat timestamptz,
+               started_at timestamptz, stopped_at timestamptz)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM inbox.inbox_config_of(p_inbox);
+    RETURN QUERY
+    WITH ids AS (
+        SELECT r.worker_id FROM inbox.inbox_worker_registry r WHERE r.inbox_name = p_inbox
+        UNION
+        SELECT w.worker_id FROM inbox.inbox_workers w WHERE w.inbox_name = p_inbox)
+    SELECT ids.worker_id,
+           CASE WHEN r.stopped_at IS NOT NULL THEN 'stopped'
+                WHEN greatest(r.heartbeat_at, w.heartbeat_at) > now() - greatest(interval '1 minute',
+                     3 * coalesce((r.details ->> 'interval_seconds')::numeric, 0) * interval '1 second') THEN 'live'
+                ELSE 'silent' END,
+           r.details ->> 'host', (r.details ->> 'pid')::bigint, r.application_name,
+           coalesce(r.details ->> 'assignment', CASE WHEN w.worker_id IS NOT NULL THEN 'automatic' END),
+           coalesce(h.parts, '{}'), h.expires,
+           greatest(r.heartbeat_at, w.heartbeat_at),
+           coalesce(r.started_at, w.started_at), r.stopped_at
+    FROM ids
+    LEFT JOIN inbox.inbox_worker_registry r ON r.inbox_name = p_inbox AND r.worker_id = ids.worker_id
+    LEFT JOIN inbox.inbox_workers w ON w.inbox_name = p_inbox AND w.worker_id = ids.worker_id
+    LEFT JOIN LATERAL (
+        SELECT array_agg(l.partition_id ORDER BY l.partition_id) AS parts, min(l.lease_expires_at) AS expires
+        FROM inbox.inbox_partition_leases l
+        WHERE l.inbox_name = p_inbox AND l.owner_id = ids.worker_id AND l.lease_expires_at > now()) h ON true
+    ORDER BY 2, ids.worker_id;
+END;
+$$;
+
+-- Dead letters by group ----------------------------------------------------------------------
+
+-- The predicate selecting dead letters over alias m: $1 event ids (text[]), or $2 event type with
+-- $3 normalised error (a group of inbox_dlq_groups), or $2 alone (every dead letter of a type).
+CREATE OR REPLACE FUNCTION inbox.dead_selection_sql(c inbox.inbox_config, p_by_ids boolean, p_by_error boolean)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT inbox.state_predicate(c, 'dead') || ' AND ' ||
+        CASE WHEN p_by_ids THEN format('m.%I = ANY ($1::%s[])', c.id_column, inbox.id_type(c))
+             ELSE format('m.%I::text IS NOT DISTINCT FROM $2', c.event_type_column)
+                  || CASE WHEN p_by_error THEN format(' AND inbox.normalize_error(%s) = $3',
+                         CASE WHEN c.error_column IS NULL THEN 'NULL' ELSE format('m.%I::text', c.error_column) END)
+                     ELSE '' END END
+$$;
+
+CREATE OR REPLACE FUNCTION inbox.check_dead_selection(p_event_ids text[], p_event_type text, p_error text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_event_ids IS NOT NULL AND (p_event_type IS NOT NULL OR p_error IS NOT NULL) THEN
+        RAISE EXCEPTION 'select dead letters by event ids, or by event type (and error group), not both'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF cardinality(p_event_ids) > 100000 THEN
+        RAISE EXCEPTION 'at most 100000 event ids at once, got %', cardinality(p_event_ids)
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+END;
+$$;
+
+-- Dead letters grouped by event type and normalised error (numbers and ids stripped), largest
+-- group first: count, first and last arrival, one example. At most p_limit groups (1..1000).
+-- Reads every dead letter once (through <name>_dlq_idx for a managed inbox).
+CREATE OR REPLACE FUNCTION inbox.inbox_dlq_groups(p_inbox text, p_limit integer DEFAULT 100)
+RETURNS TABLE (event_type text, error_group text, dead bigint, first_seen timestamptz, last_seen timestamptz,
+               example_event_id text, example_error text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_received text := CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz'
+                            ELSE format('m.%I::timestamptz', c.received_at_column) END;
+    v_error text := CASE WHEN c.error_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.error_column) END;
+BEGIN
+    PERFORM inbox.check_page_limit(p_limit);
+    IF c.retry_count_column IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format($q$
+        SELECT g.event_type, g.error_group, g.n, g.first_seen, g.last_seen, g.example[1], g.example[2]
+        FROM (SELECT m.%1$I::text AS event_type, inbox.normalize_error(%2$s) AS error_group, count(*) AS n,
+                     min(%3$s) AS first_seen, max(%3$s) AS last_seen,
+                     min(ARRAY[m.%4$I::text, left(%2$s, 2000)]) AS example
+              FROM %5$s m WHERE %6$s GROUP BY 1, 2) g
+        ORDER BY g.n DESC, g.event_type, g.error_group
+        LIMIT $1$q$,
+        c.event_type_column, v_error, v_received, c.id_column, inbox.inbox_table(c),
+        inbox.state_predicate(c, 'dead'))
+        USING p_limit;
+END;
+$$;
+
+-- How many dead letters a selection holds now (what a replay or discard of it would touch).
+CREATE OR REPLACE FUNCTION inbox.count_dead_letters(p_inbox text, p_event_ids text[] DEFAULT NULL,
+                                                    p_event_type text DEFAULT NULL, p_error text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_count bigint;
+BEGIN
+    PERFORM inbox.check_dead_selection(p_event_ids, p_event_type, p_error);
+    IF c.retry_count_column IS NULL THEN
+        RETURN 0;
+    END IF;
+    EXECUTE format('SELECT count(*) FROM %s m WHERE %s', inbox.inbox_table(c),
+        inbox.dead_selection_sql(c, p_event_ids IS NOT NULL, p_error IS NOT NULL))
+        INTO v_count USING p_event_ids, p_event_type, p_error;
+    RETURN v_count;
+END;
+$$;
+
+-- Dead letters one page at a time, oldest first: of the whole DLQ, an event type, or a group
+-- (p_event_type and p_error as inbox_dlq_groups returns them). Paging by the last row's
+-- (received_at, event_id): pass them as p_after_received_at / p_after_event_id. The payload is
+-- left out (see inbox_message for one message in full).
+CREATE OR REPLACE FUNCTION inbox.inbox_dead_letters(p_inbox text, p_event_type text DEFAULT NULL,
+    p_error text DEFAULT NULL, p_limit integer DEFAULT 50,
+    p_after_received_at timestamptz DEFAULT NULL, p_after_event_id text DEFAULT NULL)
+RETURNS TABLE (event_id text, event_type text, aggregate_id text, received_at timestamptz, error text,
+               retry_count integer, trace_id text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_received text := CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz'
+                            ELSE format('m.%I::timestamptz', c.received_at_column) END;
+BEGIN
+    PERFORM inbox.check_page_limit(p_limit);
+    IF c.retry_count_column IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format($q$
+        SELECT m.%1$I::text, m.%2$I::text, %3$s, %4$s, %5$s, coalesce(m.%6$I, 0)::integer, %7$s
+        FROM %8$s m
+        WHERE %9$s %10$s
+          AND ($5 IS NULL OR (%4$s, m.%1$I::text) > ($5, $6))
+        ORDER BY %4$s, m.%1$I::text
+        LIMIT $4$q$,
+        c.id_column, c.event_type_column,
+        CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
+        v_received,
+        CASE WHEN c.error_column IS NULL THEN 'NULL::text' ELSE format('left(m.%I::text, 500)', c.error_column) END,
+        c.retry_count_column,
+        CASE WHEN c.managed THEN 'm.trace_id' ELSE 'NULL::text' END,
+        inbox.inbox_table(c), inbox.state_predicate(c, 'dead'),
+        CASE WHEN p_error IS NOT NULL THEN 'AND ' || replace(
+                 inbox.dead_selection_sql(c, false, true), inbox.state_predicate(c, 'dead') || ' AND ', '')
+             WHEN p_event_type IS NOT NULL THEN 'AND ' || replace(
+                 inbox.dead_selection_sql(c, false, false), inbox.state_predicate(c, 'dead') || ' AND ', '')
+             ELSE '' END)
+        USING NULL::text[], p_event_type, p_error, p_limit, p_after_received_at, p_after_event_id;
+END;
+$$;
+
+-- One message in full, whatever its state ('pending', 'processed' or 'dead'), in the managed
+-- layout (columns a tracked table does not map are NULL). No row when it does not exist.
+CREATE OR REPLACE FUNCTION inbox.inbox_message(p_inbox text, p_event_id text)
+RETURNS TABLE (event_id text, state text, event_type text, source text, aggregate_id text, payload jsonb,
+               received_at timestamptz, processed_at timestamptz, next_attempt_at timestamptz, error text,
+               retry_count integer, trace_id text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+BEGIN
+    IF c.managed THEN
+        RETURN QUERY EXECUTE format($q$SELECT m.event_id, CASE WHEN m.processed_at IS NOT NULL THEN 'processed'
+                WHEN m.retry_count >= %2$s THEN 'dead' ELSE 'pending' END,
+                m.event_type, m.source, m.aggregate_id, m.payload, m.received_at, m.processed_at,
+                m.next_attempt_at, m.error, m.retry_count, m.trace_id
+            FROM %1$s m WHERE m.event_id = $1$q$, inbox.inbox_table(c), c.max_retries)
+            USING p_event_id;
+        RETURN;
+    END IF;
+    RETURN QUERY EXECUTE format($q$SELECT m.%1$I::text,
+            CASE WHEN %2$s THEN 'processed' WHEN %3$s THEN 'dead' ELSE 'pending' END,
+            m.%4$I::text, NULL::text, %5$s, NULL::jsonb, %6$s, m.%7$I::timestamptz, NULL::timestamptz, %8$s, %9$s, NULL::text
+        FROM %10$s m WHERE m.%1$I = $1::%11$s$q$,
+        c.id_column, inbox.state_predicate(c, 'processed'), inbox.state_predicate(c, 'dead'), c.event_type_column,
+        CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
+        CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz' ELSE format('m.%I::timestamptz', c.received_at_column) END,
+        c.processed_at_column,
+        CASE WHEN c.error_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.error_column) END,
+        CASE WHEN c.retry_count_column IS NULL THEN '0' ELSE format('coalesce(m.%I, 0)::integer', c.retry_count_column) END,
+        inbox.inbox_table(c), inbox.id_type(c))
+        USING p_event_id;
+END;
+$$;
+
+-- Messages processed per minute over the last p_minutes (1..1440), oldest minute first, minutes
+-- without any included (for a chart). Reads the window's processed rows (BRIN on processed_at).
+CREATE OR REPLACE FUNCTION inbox.inbox_throughput(p_inbox text, p_minutes integer DEFAULT 60)
+RETURNS TABLE (minute timestamptz, processed bigint)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+BEGIN
+    IF p_minutes IS NULL OR p_minutes < 1 OR p_minutes > 1440 THEN
+        RAISE EXCEPTION 'minutes must be in 1..1440, got %', p_minutes USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN QUERY EXECUTE format($q$
+        SELECT g.minute, coalesce(p.n, 0)
+        FROM generate_series(date_trunc('minute', now()) - make_interval(mins => $1 - 1),
+                             date_trunc('minute', now()), interval '1 minute') AS g(minute)
+        LEFT JOIN (SELECT date_trunc('minute', m.%1$I::timestamptz) AS minute, count(*) AS n FROM %2$s m
+                   WHERE m.%1$I >= date_trunc('minute', now()) - make_interval(mins => $1 - 1)
+                   GROUP BY 1) p ON p.minute = g.minute
+        ORDER BY g.minute$q$, c.processed_at_column, inbox.inbox_table(c))
+        USING p_minutes;
+END;
+$$;
+
+-- Operator actions on dead letters ------------------------------------------------------------
+
+-- Replays one group of inbox_dlq_groups (event type and normalised error), or every dead letter
+-- of an event type when p_error is NULL; like replay_inbox_messages (retry count 0, claimable at
+-- once, last error kept). Audited. Returns the number of messages replayed.
+CREATE OR REPLACE FUNCTION inbox.replay_dlq_group(p_inbox text, p_event_type text, p_error text)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_count integer;
+BEGIN
+    IF c.retry_count_column IS NULL THEN
+        RAISE EXCEPTION 'inbox % has no retry count column, so it has no dead letters to replay', quote_literal(p_inbox)
+            USING ERRCODE = 'feature_not_supported';
+    END IF;
+    EXECUTE format('UPDATE %s m SET %I = 0%s WHERE %s',
+        inbox.inbox_table(c), c.retry_count_column,
+        CASE WHEN c.managed THEN ', next_attempt_at = ''-infinity''' ELSE '' END,
+        inbox.dead_selection_sql(c, false, p_error IS NOT NULL))
+        USING NULL::text[], p_event_type, p_error;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    PERFORM inbox.log_operator_action('replay', p_inbox,
+        jsonb_build_object('event_type', p_event_type, 'error_group', p_error), v_count);
+    RETURN v_count;
+END;
+$$;
+
+-- Gives up on dead letters by hand: marks the selected ones processed (retention deletes them
+-- later; their event ids keep deduplicating until then). Selection as count_dead_letters. Audited
+-- as mark_processed. Returns the number of messages marked.
+CREATE OR REPLACE FUNCTION inbox.discard_dead_letters(p_inbox text, p_event_ids text[] DEFAULT NULL,
+                                                      p_event_type text DEFAULT NULL, p_error text DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_count integer := 0;
+BEGIN
+    PERFORM inbox.check_dead_selection(p_event_ids, p_event_type, p_error);
+    IF c.retry_count_column IS NOT NULL THEN
+        EXECUTE format('UPDATE %s m SET %I = now() WHERE %s', inbox.inbox_table(c), c.processed_at_column,
+            inbox.dead_selection_sql(c, p_event_ids IS NOT NULL, p_error IS NOT NULL))
+            USING p_event_ids, p_event_type, p_error;
+        GET DIAGNOSTICS v_count = ROW_COUNT;
+    END IF;
+    PERFORM inbox.log_operator_action('mark_processed', p_inbox,
+        jsonb_strip_nulls(jsonb_build_object('event_ids', p_event_ids, 'event_type', p_event_type, 'error_group', p_error)),
+        v_count);
+    RETURN v_count;
+END;
+$$;
