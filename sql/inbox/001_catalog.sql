@@ -73,6 +73,9 @@ ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS stripped_until timestamp
 -- The schema version whose generators made the inbox's derived objects (rebuild_inbox_objects);
 -- NULL: made by release 0.1.0, which did not record it.
 ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS objects_version integer;
+-- The largest payload (bytes, as pg_column_size of the jsonb value) an insert may bring; NULL: no
+-- limit. Managed inboxes only (inbox.set_max_payload_size).
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS max_payload_bytes integer CHECK (max_payload_bytes >= 1);
 
 CREATE TABLE IF NOT EXISTS inbox.inbox_ordering_config (
     inbox_name          text PRIMARY KEY REFERENCES inbox.inbox_config ON DELETE CASCADE,

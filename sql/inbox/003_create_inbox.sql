@@ -7,6 +7,7 @@
 --   inbox.rebuild_priority_function  priority_of_<name>, behind the stored column "priority"
 --   inbox.create_message_indexes     <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx
 --   inbox.create_notify_trigger      <name>_notify
+--   inbox.rebuild_payload_limit_trigger <name>_max_payload (with a maximum payload size)
 --   inbox.rebuild_views              <name>_pending, <name>_dlq, <name>_stats, next_<name>
 --   inbox.rebuild_claim_function     claim_<name>: plain_claim_template / ordered_claim_template
 --   inbox.apply_inbox_grants         send_<name> and the grants of the roles (010_roles.sql)
@@ -237,6 +238,60 @@ BEGIN
 END;
 $$;
 
+-- <name>_max_payload, the BEFORE INSERT trigger of a managed inbox with a maximum payload size
+-- (inbox_config.max_payload_bytes, set by inbox.set_max_payload_size); none without one, so an
+-- inbox without a limit pays nothing per insert.
+CREATE OR REPLACE FUNCTION inbox.rebuild_payload_limit_trigger(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+DECLARE
+    v_values jsonb;
+    v_args text;  -- the arguments of the trigger in place, NULL without one
+BEGIN
+    IF NOT c.managed THEN
+        RETURN;
+    END IF;
+    -- Only a change touches the table: CREATE OR REPLACE / DROP TRIGGER IF EXISTS would lock it
+    -- against producers until the installing transaction ends, even with nothing to do.
+    SELECT encode(t.tgargs, 'escape') INTO v_args FROM pg_trigger t
+    WHERE t.tgrelid = inbox.inbox_table(c)::regclass AND t.tgname = c.inbox_name || '_max_payload';
+    IF v_args IS NOT DISTINCT FROM (c.max_payload_bytes || '\000' || c.inbox_name || '\000') THEN
+        RETURN;
+    END IF;
+    v_values := jsonb_build_object('trigger', format('%I', c.inbox_name || '_max_payload'),
+        'table', inbox.inbox_table(c), 'max_bytes', format('%L', c.max_payload_bytes),
+        'inbox', format('%L', c.inbox_name));
+    IF c.max_payload_bytes IS NULL THEN
+        EXECUTE inbox.sql_template('DROP TRIGGER {{trigger}} ON {{table}}', v_values);
+    ELSE
+        EXECUTE inbox.sql_template(
+            'CREATE OR REPLACE TRIGGER {{trigger}} BEFORE INSERT ON {{table}} FOR EACH ROW '
+            'EXECUTE FUNCTION inbox.enforce_max_payload({{max_bytes}}, {{inbox}})', v_values);
+    END IF;
+END;
+$$;
+
+-- The trigger function of <name>_max_payload (TG_ARGV: the maximum in bytes, the inbox name).
+-- pg_column_size of the new jsonb value, before compression: about the size of its JSON text.
+-- The error names the message, never its content.
+CREATE OR REPLACE FUNCTION inbox.enforce_max_payload()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF pg_column_size(NEW.payload) > TG_ARGV[0]::integer THEN
+        RAISE EXCEPTION 'payload of message % is % bytes, more than the % bytes inbox % accepts',
+            quote_literal(NEW.event_id), pg_column_size(NEW.payload), TG_ARGV[0], quote_literal(TG_ARGV[1])
+            USING ERRCODE = 'program_limit_exceeded';
+    END IF;
+    RETURN NEW;
+END;
+$$;
+
 -- Replaces the view inbox.<p_view> of an inbox with a new query (p_query NULL: drops it), keeping
 -- the privileges others hold on it (a re-install or an enable_* must not drop a GRANT SELECT ON
 -- inbox.orders_dlq TO grafana). A relation of that name that is not the inbox's (two inboxes made
@@ -354,6 +409,10 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t${{header}}
             BEGIN
+                IF p_limit IS NULL OR p_limit < 1 THEN
+                    RAISE EXCEPTION 'claim limit must be at least 1, got %', coalesce(p_limit::text, 'NULL')
+                        USING ERRCODE = 'invalid_parameter_value';
+                END IF;
                 RETURN QUERY
                 WITH claimed AS (
                     UPDATE {{table}} m SET processed_at = now()
@@ -397,11 +456,15 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t${{header}}
-                v_window integer := CASE WHEN p_limit IS NOT NULL THEN 2 * greatest(p_limit, 0) + 100 END;  -- NULL: no bound
+                v_window integer := 2 * p_limit + 100;
                 v_first {{table}}[];
                 v_rest {{table}}[] := '{}';
                 v_walked integer;  -- blocked messages (not heads) in the window
             BEGIN
+                IF p_limit IS NULL OR p_limit < 1 THEN
+                    RAISE EXCEPTION 'claim limit must be at least 1, got %', coalesce(p_limit::text, 'NULL')
+                        USING ERRCODE = 'invalid_parameter_value';
+                END IF;
                 WITH claimed AS (
                     UPDATE {{table}} m SET processed_at = now()
                     WHERE m.ctid = ANY (ARRAY(
@@ -525,6 +588,7 @@ BEGIN
     PERFORM inbox.rebuild_priority_function(c);
     PERFORM inbox.create_message_indexes(c);
     PERFORM inbox.create_notify_trigger(c);
+    PERFORM inbox.rebuild_payload_limit_trigger(c);
     PERFORM inbox.rebuild_views(c);
     PERFORM inbox.rebuild_claim_function(c);
     -- The send function and the grants of the group roles and of inbox.grant_inbox (010_roles.sql):
@@ -610,6 +674,27 @@ AS $$
 BEGIN
     PERFORM pg_notify(TG_ARGV[0], TG_ARGV[1]);
     RETURN NULL;
+END;
+$$;
+
+-- The largest payload a managed inbox accepts, in bytes (NULL: no limit, the default). An INSERT
+-- of a bigger payload fails with 54000 (program_limit_exceeded) and a message that names the
+-- event id, never the payload; the rest of its statement is rolled back with it. Messages already
+-- stored are not checked.
+CREATE OR REPLACE FUNCTION inbox.set_max_payload_size(p_inbox text, p_max_bytes integer)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'set_max_payload_size');
+BEGIN
+    IF p_max_bytes < 1 THEN
+        RAISE EXCEPTION 'maximum payload size must be at least 1 byte, got %', p_max_bytes
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    UPDATE inbox.inbox_config SET max_payload_bytes = p_max_bytes WHERE inbox_name = p_inbox;
+    PERFORM inbox.rebuild_inbox_objects(p_inbox);
 END;
 $$;
 

@@ -24,6 +24,14 @@ BEGIN
 END;
 $$;
 
+-- The error text kept on a failed message: at most 4,000 characters, so a handler that fails with
+-- a huge message (a whole payload, a stack trace) cannot bloat every row it touches.
+CREATE OR REPLACE FUNCTION inbox.capped_error(p_error text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT left(p_error, 4000) $$;
+
 -- The delay before the next attempt after a message's n-th failure (n >= 1):
 -- exponential (base * 2^(n-1)) capped at max, with "equal jitter": a uniformly random
 -- point in the upper half of that delay, so retries of a burst spread out.
@@ -58,7 +66,7 @@ BEGIN
             USING ERRCODE = 'feature_not_supported';
     END IF;
     IF c.managed THEN
-        EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = retry_count + 1, error = $2,
+        EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = retry_count + 1, error = inbox.capped_error($2),
                 next_attempt_at = now() + coalesce($3, inbox.retry_delay($4, $5, retry_count + 1))
             WHERE event_id = $1 AND retry_count < $6
               AND (processed_at IS NULL OR processed_at = now())
@@ -69,7 +77,7 @@ BEGIN
         -- A tracked table has no next-attempt column: no backoff, the retry is due at once.
         EXECUTE format('UPDATE %1$s SET %2$I = NULL, %3$I = coalesce(%3$I, 0) + 1%4$s WHERE %5$I = $1::%6$s AND coalesce(%3$I, 0) < $3 AND (%2$I IS NULL OR %2$I = now()) RETURNING %3$I',
             inbox.inbox_table(c), c.processed_at_column, c.retry_count_column,
-            CASE WHEN c.error_column IS NULL THEN '' ELSE format(', %I = $2', c.error_column) END,
+            CASE WHEN c.error_column IS NULL THEN '' ELSE format(', %I = inbox.capped_error($2)', c.error_column) END,
             c.id_column, inbox.id_type(c))
             INTO v_retries
             USING p_event_id, p_error, c.max_retries;

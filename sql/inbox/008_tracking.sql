@@ -94,6 +94,14 @@ BEGIN
     IF v_kind NOT IN ('r', 'p') THEN
         RAISE EXCEPTION '% is not a table', v_table USING ERRCODE = 'wrong_object_type';
     END IF;
+    -- The inbox's own catalog and the system catalogs are never an inbox: retention would delete
+    -- from them and mark_* would rewrite them. (A new catalog table of schema inbox joins the list.)
+    IF (v_schema = 'inbox' AND v_relname IN ('inbox_config', 'inbox_ordering_config', 'inbox_priority_config',
+                                             'inbox_workers', 'inbox_partition_leases', 'inbox_grants'))
+       OR v_schema IN ('pg_catalog', 'information_schema', 'pg_toast') THEN
+        RAISE EXCEPTION '% is a catalog table and cannot be tracked as an inbox', v_table
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
 
     PERFORM inbox.require_table_column(v_table, 'id', p_id_column, ARRAY['S', 'U'], ARRAY['bigint', 'integer']);
     PERFORM inbox.require_table_column(v_table, 'processed_at', p_processed_at_column, ARRAY[]::text[],

@@ -17,7 +17,7 @@ DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'mark_dead');
     v_count integer;
 BEGIN
-    EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = greatest(retry_count, $3), error = $2
+    EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = greatest(retry_count, $3), error = inbox.capped_error($2)
         WHERE event_id = $1 AND retry_count < $3 AND (processed_at IS NULL OR processed_at = now())$u$,
         inbox.inbox_table(c))
         USING p_event_id, p_error, c.max_retries;
@@ -44,7 +44,7 @@ BEGIN
     RETURN QUERY EXECUTE format($u$
         UPDATE %s m SET processed_at = NULL,
                retry_count = CASE WHEN f.dead THEN $3 ELSE m.retry_count + 1 END,
-               error = f.error,
+               error = inbox.capped_error(f.error),
                next_attempt_at = statement_timestamp() + coalesce(f.delay, inbox.retry_delay($4, $5, m.retry_count + 1))
         FROM unnest($1, $2, $6, $7) AS f(event_id, error, delay, dead)
         WHERE m.event_id = f.event_id AND m.retry_count < $3

@@ -10,6 +10,10 @@
 -- The group roles get every inbox; inbox.grant_inbox gives one role one kind on one inbox. Both are
 -- re-applied whenever an inbox's derived objects are rebuilt (create, enable_*, re-install).
 
+-- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
+-- others may create in public never take part (docs/security.md). install.sql sets it too.
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- The group roles, created when missing. Roles belong to the cluster: another database's install
 -- may create them at the same moment, hence the duplicate handlers.
 DO $$

@@ -7,6 +7,11 @@
 -- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
 -- others may create in public never take part (docs/security.md). install.sql sets it too.
 SET LOCAL search_path = pg_catalog, pg_temp;
+
+-- Generator helpers whose signature changed (they now take the inbox's catalog row).
+DROP FUNCTION IF EXISTS inbox.replace_view(text, text);
+DROP FUNCTION IF EXISTS inbox.create_index_if_missing(text, text, jsonb);
+
 DO $$
 BEGIN
     PERFORM inbox.rebuild_inbox_objects(inbox_name) FROM inbox.inbox_config ORDER BY inbox_name;

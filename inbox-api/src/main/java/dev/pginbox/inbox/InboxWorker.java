@@ -2,6 +2,7 @@ package dev.pginbox.inbox;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Consumes one inbox: claims batches, runs the handler in the batch's transaction, records the
@@ -36,6 +37,14 @@ public interface InboxWorker extends AutoCloseable {
 
   /** Waits until the worker has stopped (by {@link #stop()} or a fatal error); false on timeout. */
   boolean awaitTermination(Duration timeout) throws InterruptedException;
+
+  /**
+   * The partitions this worker holds now, with automatic partitions (see {@link
+   * PartitionAssignment.Automatic}); empty otherwise, before the first heartbeat and after a stop.
+   */
+  default Set<Integer> heldPartitions() {
+    return Set.of();
+  }
 
   /** The error that stopped the worker, such as a {@link HandlerAbortException}. */
   Optional<Throwable> failure();

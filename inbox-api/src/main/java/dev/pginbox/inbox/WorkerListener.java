@@ -1,6 +1,8 @@
 package dev.pginbox.inbox;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 
 /**
  * Observes what an {@link InboxWorker} does, wake-ups, batches, connection changes, so that an
@@ -52,6 +54,35 @@ public interface WorkerListener {
 
   /** A connection failed; the worker retries after {@code retryIn} (capped exponential backoff). */
   default void onConnectionLost(Throwable error, Duration retryIn) {}
+
+  /**
+   * A processor's connection failed (not the LISTEN connection: see {@link #onConnectionLost}); the
+   * processor retries after {@code retryIn}. Its batch, if any, was rolled back and charges no one.
+   */
+  default void onProcessorConnectionLost(Throwable error, Duration retryIn) {}
+
+  /**
+   * A connection of the worker reached a standby (read-only, in recovery), during a failover or
+   * through a URL that points at one. The worker closes it and connects again every {@code retryIn}
+   * until it finds a primary, then calls {@link #onConnected()}. Called once per such episode, not
+   * per attempt. By default it is reported as {@link #onConnectionLost}, so that a readiness check
+   * fed by this listener reports the worker as not ready meanwhile.
+   */
+  default void onStandby(Throwable error, Duration retryIn) {
+    onConnectionLost(error, retryIn);
+  }
+
+  /**
+   * A batch was taken away at the processing timeout while the handler was working on {@code
+   * eventIds} (the whole batch); the messages are recorded as the worker's rules say.
+   */
+  default void onProcessingTimeout(List<String> eventIds) {}
+
+  /**
+   * With automatic partitions: the worker now holds {@code held} (partition numbers, 0 to {@code
+   * partitions - 1}), after gaining or losing some.
+   */
+  default void onPartitionsChanged(Set<Integer> held, int partitions) {}
 
   /**
    * The database refused the worker's work for a reason that is not the messages' fault: missing

@@ -57,6 +57,27 @@ final class CollectorListener implements WorkerListener {
     log.info("connecting to " + connectingLine);
   }
 
+  /**
+   * Not the tokens' fault (a revoked privilege, a missing table, a read-only database): nothing is
+   * charged, the tokens stay pending, and the line names the SQLSTATE so an operator can fix it.
+   */
+  @Override
+  public void onDatabaseRefused(String sqlState, Throwable error, Duration retryIn) {
+    log.warn(
+        "the database refused the work (SQLSTATE "
+            + sqlState
+            + "): "
+            + firstLine(error)
+            + "; no token is charged, retrying in "
+            + retryIn.toMillis()
+            + "ms");
+  }
+
+  @Override
+  public void onDatabaseRecovered() {
+    log.info("the database accepts the work again");
+  }
+
   private static String firstLine(Throwable error) {
     String message = error == null ? "unknown error" : String.valueOf(error.getMessage());
     int newline = message.indexOf('\n');

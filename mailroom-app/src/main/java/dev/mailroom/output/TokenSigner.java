@@ -78,7 +78,9 @@ public final class TokenSigner {
     } catch (IllegalArgumentException e) {
       return false;
     }
-    if (decoded.length != SECRET_LENGTH * 2) {
+    // Only the canonical spelling: the decoder ignores the last character's unused bits, so
+    // without this check every token would have several spellings that verify.
+    if (decoded.length != SECRET_LENGTH * 2 || !ENCODER.encodeToString(decoded).equals(token)) {
       return false;
     }
     byte[] secret = java.util.Arrays.copyOfRange(decoded, 0, SECRET_LENGTH);

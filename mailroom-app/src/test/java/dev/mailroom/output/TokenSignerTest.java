@@ -27,6 +27,16 @@ class TokenSignerTest {
   private final TokenSigner signer = new TokenSigner(KEY);
 
   @Test
+  void a_token_whose_unused_trailing_bits_are_set_is_refused() {
+    // 64 bytes encode to 86 characters; the last one carries 2 bits of data and 4 unused bits.
+    // 'g' and 'h' decode to the same bytes, so a lenient decoder would accept a second spelling of
+    // every token, and a tampered link would still verify.
+    assertThat(signer.verify(TokenAction.ACTIVATION, ACTIVATION_12345, null)).isTrue();
+    String otherSpelling = ACTIVATION_12345.substring(0, ACTIVATION_12345.length() - 1) + "h";
+    assertThat(signer.verify(TokenAction.ACTIVATION, otherSpelling, null)).isFalse();
+  }
+
+  @Test
   void activation_vector_matches_the_original() {
     assertThat(signer.sign(TokenAction.ACTIVATION, SECRET, "12345")).isEqualTo(ACTIVATION_12345);
   }

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.util.Set;
+import org.postgresql.util.PSQLException;
 
 /**
  * Turns database errors into the inbox's exceptions by SQLSTATE, keeping the server's message
@@ -33,7 +34,17 @@ public final class SqlErrors {
           "25P04", // transaction_timeout (PostgreSQL 17+)
           "25006"); // read_only_sql_transaction: a standby, before or during a failover
 
+  /** invalid_text_representation and invalid_json_text: where a bad payload is reported. */
+  private static final Set<String> INVALID_JSON_STATES = Set.of("22P02", "22032");
+
   private SqlErrors() {}
+
+  private static String primaryMessage(SQLException sql) {
+    if (sql instanceof PSQLException p && p.getServerErrorMessage() != null) {
+      return p.getServerErrorMessage().getMessage();
+    }
+    return "invalid input (SQLSTATE " + sql.getSQLState() + ")";
+  }
 
   /** The {@link InboxException} for {@code error} (any exception; its cause chain is searched). */
   public static InboxException translate(
@@ -48,11 +59,18 @@ public final class SqlErrors {
     if (state == null) {
       return new InboxException(message, inbox, eventId, error, null, transientFailure);
     }
+    if (INVALID_JSON_STATES.contains(state)) {
+      // A payload that is not JSON: the server's detail and context quote the payload, so only the
+      // primary message (which names the type, not the value) goes into the message and the cause.
+      String primary = primaryMessage(sql);
+      return new InvalidInboxArgumentException(
+          action + " failed: " + primary, inbox, new SQLException(primary, state), state);
+    }
     switch (state) {
+      case "54000": // program_limit_exceeded (a payload over the inbox's maximum size)
       case "22023": // invalid_parameter_value
       case "42703": // undefined_column
       case "42P01": // undefined_table (tracking a table that does not exist)
-      case "22P02": // invalid_text_representation (e.g. a payload that is not JSON)
       case "42804": // datatype_mismatch (a column of the wrong type)
       case "42809": // wrong_object_type (tracking a view)
         return new InvalidInboxArgumentException(message, inbox, error, state);

@@ -54,7 +54,10 @@ final class DedicatedConnection implements BatchTransactionBoundary, AutoCloseab
 
   private void endAfterFailure(WorkerConnection current, Exception e) {
     current.rollbackQuietly();
-    if (current.isClosed() || SqlStates.isConnectionLoss(SqlStates.of(e))) {
+    // A standby keeps refusing on this connection: only a new one can find the primary.
+    if (current.isClosed()
+        || SqlStates.isConnectionLoss(SqlStates.of(e))
+        || SqlStates.isStandby(e)) {
       close();
     }
   }

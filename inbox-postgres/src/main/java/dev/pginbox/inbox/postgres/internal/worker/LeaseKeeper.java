@@ -55,7 +55,7 @@ final class LeaseKeeper {
           "inbox {}: heartbeat of worker {} failed: {}",
           ctx.inbox(),
           ctx.workerId(),
-          e.getMessage());
+          SqlStates.describe(e));
       ctx.events().connectionLost(e, Duration.ZERO, false);
       closeConnection();
       if (System.nanoTime() - lastSuccessNanos > assignment.leaseDuration().toNanos()) {
@@ -74,6 +74,10 @@ final class LeaseKeeper {
           Arrays.toString(held),
           assignment.partitions());
       ctx.scope().held(held);
+      ctx.events()
+          .partitionsChanged(
+              Arrays.stream(held).boxed().collect(java.util.stream.Collectors.toUnmodifiableSet()),
+              assignment.partitions());
       onChange.run();
     }
   }

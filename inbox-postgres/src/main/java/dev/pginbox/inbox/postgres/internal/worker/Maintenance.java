@@ -150,7 +150,7 @@ final class Maintenance {
   }
 
   private void failed(String what, Exception e) {
-    LOG.warn("inbox {}: {} failed: {}", ctx.inbox(), what, e.getMessage());
+    LOG.warn("inbox {}: {} failed: {}", ctx.inbox(), what, SqlStates.describe(e));
     close();
   }
 

@@ -12,10 +12,13 @@ import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -183,6 +186,11 @@ public final class PostgresWorker implements InboxWorker {
   @Override
   public boolean awaitTermination(Duration timeout) throws InterruptedException {
     return terminated.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public Set<Integer> heldPartitions() {
+    return Arrays.stream(ctx.scope().held()).boxed().collect(Collectors.toUnmodifiableSet());
   }
 
   @Override

@@ -103,6 +103,7 @@ final class Processor implements Runnable {
       case EMPTY, COMMITTED -> {
         backoff.reset();
         claimLimit = Math.min(ctx.options().batchSize(), claimLimit * 2);
+        ctx.events().primaryReached();
         ctx.events().recovered("processor");
         shared.queue().done(order, outcome.claimed(), false);
       }
@@ -120,6 +121,12 @@ final class Processor implements Runnable {
         shared.queue().done(order, outcome.claimed(), true);
       }
       case REFUSED -> {
+        if (SqlStates.isStandby(outcome.cause())) {
+          Standby.refused(ctx, "processor", outcome.cause());
+          shared.run().sleep(Standby.RETRY);
+          shared.queue().done(order, outcome.claimed(), true);
+          return true;
+        }
         Duration delay = backoff.next();
         ctx.events().refused("processor", SqlStates.of(outcome.cause()), outcome.cause(), delay);
         shared.run().sleep(delay);
@@ -157,18 +164,29 @@ final class Processor implements Runnable {
       public Runnable watch(InFlightBatch batch) {
         return shared
             .watchdog()
-            .watch(batch, b -> shared.startProcessor().accept(new Processor(shared, b, order)));
+            .watch(
+                batch,
+                b -> {
+                  ctx.events().processingTimedOut(b.eventIds);
+                  shared.startProcessor().accept(new Processor(shared, b, order));
+                });
       }
     };
   }
 
   private void connectionLost(Throwable e) throws InterruptedException {
+    if (SqlStates.isStandby(e)) {
+      Standby.refused(ctx, "processor", e);
+      shared.run().sleep(Standby.RETRY);
+      return;
+    }
     Duration delay = backoff.next();
     ctx.events().connectionLost(e, delay, false);
+    ctx.events().processorConnectionLost(e, delay);
     LOG.warn(
         "inbox {}: processor connection failed ({}); retrying in {} ms",
         ctx.inbox(),
-        e.getMessage(),
+        SqlStates.describe(e),
         delay.toMillis());
     shared.run().sleep(delay);
   }

@@ -47,6 +47,11 @@ final class ReconnectLoop {
           if (run.stopping()) {
             return;
           }
+          if (SqlStates.isStandby(e)) {
+            Standby.refused(ctx, role, e);
+            run.sleep(Standby.RETRY);
+            continue;
+          }
           Duration delay = backoff.next();
           String state = e.getSQLState();
           if (SqlStates.isEnvironmental(state)) {
@@ -58,7 +63,7 @@ final class ReconnectLoop {
               "inbox {}: {} connection failed ({}); retrying in {} ms",
               ctx.inbox(),
               role,
-              e.getMessage(),
+              SqlStates.describe(e),
               delay.toMillis());
           ctx.events().connectionLost(e, delay, reportsState);
           run.sleep(delay);

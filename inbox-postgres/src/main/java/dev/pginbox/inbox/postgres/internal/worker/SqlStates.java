@@ -1,6 +1,8 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
 import java.sql.SQLException;
+import org.postgresql.util.PSQLException;
+import org.postgresql.util.ServerErrorMessage;
 
 /**
  * Reads what a failure says about whose fault it is: a lost connection (nobody's: the batch goes
@@ -40,6 +42,39 @@ final class SqlStates {
             || state.equals("57P03")
             || state.equals("25P03")
             || state.equals("25P04"));
+  }
+
+  /**
+   * Whether the server refused because it is a standby (in recovery, read-only): SQLSTATE 25006
+   * ({@code cannot execute UPDATE in a read-only transaction}, {@code cannot execute LISTEN during
+   * recovery}) or a recovery error without that state ({@code cannot assign TransactionIds during
+   * recovery}). The connection is fine; the server is the wrong one.
+   */
+  static boolean isStandby(Throwable error) {
+    SQLException sql = sqlException(error);
+    if (sql == null) {
+      return false;
+    }
+    String message = sql.getMessage();
+    return "25006".equals(sql.getSQLState())
+        || (message != null && message.contains("during recovery"));
+  }
+
+  /**
+   * The server's primary message and SQLSTATE, for a log line: never the statement or the context
+   * (a PL/pgSQL error's context quotes the whole SQL statement it ran).
+   */
+  static String describe(Throwable error) {
+    SQLException sql = sqlException(error);
+    if (sql instanceof PSQLException psql && psql.getServerErrorMessage() != null) {
+      ServerErrorMessage server = psql.getServerErrorMessage();
+      return server.getMessage() + " (SQLSTATE " + server.getSQLState() + ")";
+    }
+    if (sql != null) {
+      return sql.getMessage()
+          + (sql.getSQLState() == null ? "" : " (SQLSTATE " + sql.getSQLState() + ")");
+    }
+    return String.valueOf(error.getMessage());
   }
 
   /**

@@ -10,10 +10,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -39,6 +42,11 @@ final class WorkerEvents implements AutoCloseable {
   private final Counter deadLettered;
   private final Counter skipped;
   private final Counter reconnects;
+  private final Counter timeouts;
+  private final Counter standbyRefusals;
+  private final Counter partitionChanges;
+  private final AtomicLong heldPartitions = new AtomicLong();
+  private final AtomicBoolean onStandby = new AtomicBoolean();
   private final DistributionSummary batchSize;
   private final Timer handlerDuration;
   private final Map<WakeUpCause, Counter> wakeups = new EnumMap<>(WakeUpCause.class);
@@ -46,6 +54,7 @@ final class WorkerEvents implements AutoCloseable {
   private final AtomicLong oldestAgeMillis = new AtomicLong();
   private Gauge depthGauge;
   private Gauge ageGauge;
+  private Gauge heldGauge;
 
   /** Per role (processor, coordinator, listener): the SQLSTATE of an open refusal episode. */
   private final Map<String, String> refusals = new ConcurrentHashMap<>();
@@ -61,6 +70,11 @@ final class WorkerEvents implements AutoCloseable {
     deadLettered = counter("inbox.messages.dead_lettered", "messages that became dead letters");
     skipped = counter("inbox.messages.skipped", "messages the handler skipped (marked processed)");
     reconnects = counter("inbox.reconnects", "connection attempts after a failure");
+    timeouts = counter("inbox.processing.timeouts", "batches taken away at the processing timeout");
+    standbyRefusals =
+        counter("inbox.standby.refusals", "statements a standby refused (read-only, in recovery)");
+    partitionChanges =
+        counter("inbox.partitions.changes", "changes of the partitions a worker holds");
     batchSize =
         DistributionSummary.builder("inbox.batch.size")
             .tag("inbox", inbox)
@@ -115,6 +129,7 @@ final class WorkerEvents implements AutoCloseable {
   /** A connection is (back) up; {@code tellListener}: it is the one the application hears about. */
   void connected(boolean tellListener) {
     if (tellListener) {
+      onStandby.set(false);
       tell(WorkerListener::onConnected);
     }
   }
@@ -125,6 +140,45 @@ final class WorkerEvents implements AutoCloseable {
     if (tellListener) {
       tell(l -> l.onConnectionLost(error, retryIn));
     }
+  }
+
+  /** A processor's connection failed; it retries after {@code retryIn}. */
+  void processorConnectionLost(Throwable error, Duration retryIn) {
+    tell(l -> l.onProcessorConnectionLost(error, retryIn));
+  }
+
+  /**
+   * A server refused as a standby. True the first time since a connection last reached a primary:
+   * the caller logs it, and the listener hears it only then.
+   */
+  boolean standby(Throwable error, Duration retryIn) {
+    standbyRefusals.increment();
+    reconnects.increment();
+    if (onStandby.compareAndSet(false, true)) {
+      tell(l -> l.onStandby(error, retryIn));
+      return true;
+    }
+    return false;
+  }
+
+  /** A processor's transaction ran on a primary: a standby episode, if any, is over. */
+  void primaryReached() {
+    if (onStandby.compareAndSet(true, false)) {
+      tell(WorkerListener::onConnected);
+    }
+  }
+
+  /** A batch was taken away at the processing timeout while handling {@code eventIds}. */
+  void processingTimedOut(List<String> eventIds) {
+    timeouts.increment();
+    tell(l -> l.onProcessingTimeout(eventIds));
+  }
+
+  /** The worker now holds these partitions (automatic partitions). */
+  void partitionsChanged(Set<Integer> held, int partitions) {
+    partitionChanges.increment();
+    heldPartitions.set(held.size());
+    tell(l -> l.onPartitionsChanged(held, partitions));
   }
 
   /**
@@ -144,7 +198,7 @@ final class WorkerEvents implements AutoCloseable {
         inbox,
         role,
         state,
-        error.getMessage(),
+        SqlStates.describe(error),
         retryIn.toMillis());
     tell(l -> l.onDatabaseRefused(state, error, retryIn));
   }
@@ -161,7 +215,7 @@ final class WorkerEvents implements AutoCloseable {
 
   /** No refusal episode is open. */
   boolean healthy() {
-    return refusals.isEmpty();
+    return refusals.isEmpty() && !onStandby.get();
   }
 
   void pending(long depth, double oldestAgeSeconds) {
@@ -184,6 +238,12 @@ final class WorkerEvents implements AutoCloseable {
             .description("age of the oldest waiting message")
             .strongReference(true)
             .register(registry);
+    heldGauge =
+        Gauge.builder("inbox.partitions.held", heldPartitions, AtomicLong::doubleValue)
+            .tag("inbox", inbox)
+            .description("partitions this worker holds (automatic partitions)")
+            .strongReference(true)
+            .register(registry);
   }
 
   @Override
@@ -191,7 +251,9 @@ final class WorkerEvents implements AutoCloseable {
     if (depthGauge != null) {
       registry.remove(depthGauge);
       registry.remove(ageGauge);
+      registry.remove(heldGauge);
       depthGauge = null;
+      heldGauge = null;
       ageGauge = null;
     }
   }
