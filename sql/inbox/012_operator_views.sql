@@ -328,9 +328,37 @@ BEGIN
 END;
 $$;
 
+-- The oldest message of a managed inbox that could be claimed now, with its bucket: the same
+-- descents as oldest_eligible, over every bucket.
+CREATE OR REPLACE FUNCTION inbox.oldest_eligible_message(p_inbox text, OUT received_at timestamptz, OUT bucket integer)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+SET enable_seqscan = off SET enable_bitmapscan = off SET jit = off
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'oldest_eligible_message');
+BEGIN
+    EXECUTE format($q$WITH RECURSIVE prio AS (
+            (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+             ORDER BY m.priority LIMIT 1)
+            UNION ALL
+            SELECT (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+                    AND m.priority > prio.priority ORDER BY m.priority LIMIT 1)
+            FROM prio WHERE prio.priority IS NOT NULL)
+        SELECT f.received_at, f.bucket::integer FROM prio CROSS JOIN LATERAL (
+            SELECT m.received_at, m.bucket FROM %1$s m
+            WHERE m.processed_at IS NULL AND m.retry_count < %2$s AND m.priority = prio.priority
+              AND m.next_attempt_at <= now()
+            ORDER BY m.seq LIMIT 1) f
+        ORDER BY f.received_at LIMIT 1$q$,
+        inbox.inbox_table(c), c.max_retries)
+        INTO received_at, bucket;
+END;
+$$;
+
 -- The extra numbers of inbox_health: blocked aggregates (counted among the first 10,000
--- aggregates), the worst partition's oldest eligible message, and the messages in process (held
--- by running transactions among the first 1,000 waiting). Cheap: a loose index scan over
+-- aggregates), the oldest claimable message's age and partition (the worst partition's lag), and
+-- the messages in process (held by running transactions among the first 1,000 waiting). Cheap: a loose index scan over
 -- the aggregates' heads, and a few claim-index descents per partition.
 CREATE OR REPLACE FUNCTION inbox.operator_health(p_inbox text)
 RETURNS jsonb
@@ -343,19 +371,17 @@ DECLARE
     v_parts integer;
     v_worst_part integer;
     v_worst timestamptz;
+    v_bucket integer;
     v_processing bigint;
 BEGIN
     SELECT * INTO v_blocked FROM inbox.count_blocked_aggregates(p_inbox);
     IF c.managed THEN
+        -- The worst partition's lag is the age of the oldest claimable message of the whole inbox
+        -- (no partition holds an older one): one search, then the partition of its bucket.
+        SELECT o.received_at, o.bucket INTO v_worst, v_bucket FROM inbox.oldest_eligible_message(p_inbox) o;
         v_parts := inbox.partition_count(p_inbox);
-        IF v_parts IS NULL THEN
-            v_worst := inbox.oldest_eligible(p_inbox, NULL);
-        ELSE
-            SELECT x.part, x.oldest INTO v_worst_part, v_worst FROM (
-                SELECT m.owner AS part, inbox.oldest_eligible(p_inbox, m.mask) AS oldest FROM (
-                    SELECT o.owner, bit_or(B'1'::bit(1024) >> o.bucket)::varbit AS mask
-                    FROM inbox.bucket_owners(v_parts) o GROUP BY o.owner) m) x
-            WHERE x.oldest IS NOT NULL ORDER BY x.oldest, x.part LIMIT 1;
+        IF v_parts IS NOT NULL AND v_bucket IS NOT NULL THEN
+            v_worst_part := inbox.inbox_bucket_owner(v_bucket, v_parts);
         END IF;
     END IF;
     IF c.managed THEN

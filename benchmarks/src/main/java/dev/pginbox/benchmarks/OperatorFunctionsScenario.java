@@ -32,20 +32,21 @@ final class OperatorFunctionsScenario {
       db.execute("SELECT inbox.worker_heartbeat('ops', 'w' || g, 16, interval '1 hour') FROM generate_series(1, 4) g");
       db.execute("VACUUM ANALYZE inbox.ops");
       String[][] functions = {
-          {"inbox_health('ops')", "200"},
-          {"inbox_status('ops')", "10"},
-          {"inbox_blocked_aggregates('ops', 50)", "200"},
-          {"count_blocked_aggregates('ops')", "50"},
-          {"inbox_partition_lag('ops')", "50"},
-          {"inbox_workers('ops')", "200"},
-          {"inbox_dlq_groups('ops', 50)", "10"},
-          {"inbox_dead_letters('ops', NULL, NULL, 50)", "200"},
-          {"inbox_throughput('ops', 60)", "50"},
-          {"inbox_operator_log('ops', 50)", "200"}};
+          {"SELECT inbox.inbox_health('ops')", "200"},
+          {"SELECT inbox.inbox_status('ops')", "10"},
+          {"SELECT count(*) FROM inbox.inbox_blocked_aggregates('ops', 50)", "200"},
+          {"SELECT n FROM inbox.count_blocked_aggregates('ops')", "50"},
+          {"SELECT count(*) FROM inbox.inbox_partition_lag('ops')", "50"},
+          {"SELECT count(*) FROM inbox.inbox_workers('ops')", "200"},
+          {"SELECT count(*) FROM inbox.inbox_dlq_groups('ops', 50)", "10"},
+          {"SELECT count(*) FROM inbox.inbox_dead_letters('ops', NULL, NULL, 50)", "200"},
+          {"SELECT count(*) FROM inbox.inbox_throughput('ops', 60)", "50"},
+          {"SELECT count(*) FROM inbox.inbox_operator_log('ops', 50)", "200"}};
       for (String[] f : functions) {
-        LatencyRecorder latency = time(db, "SELECT count(*) FROM (SELECT inbox." + f[0] + ") x",
-            Integer.parseInt(f[1]));
-        report.row(String.format("%,d", rows), "`" + f[0] + "`", ms(latency.percentileMillis(50)),
+        // Scalar functions are selected directly (a count over a subquery would let the planner
+        // drop the unused call); set-returning ones are counted.
+        LatencyRecorder latency = time(db, f[0], Integer.parseInt(f[1]));
+        report.row(String.format("%,d", rows), "`" + f[0].replaceFirst("^SELECT (count\\(\\*\\) FROM |n FROM )?inbox\\.", "") + "`", ms(latency.percentileMillis(50)),
             ms(latency.percentileMillis(99)), ms(latency.maxMillis()));
       }
     }

@@ -210,6 +210,7 @@ class OperatorViewsTest extends InboxTestSupport {
     assertThat(one.get(0).partition()).isNull();
     assertThat(one.get(0).waiting()).isEqualTo(40);
     assertThat(one.get(0).oldestEligibleAgeSeconds()).isGreaterThanOrEqualTo(3600);
+    assertThat(inbox.health().worstPartitionLagSeconds()).isGreaterThanOrEqualTo(3600);
 
     // All old messages back off: no lag, but counted as backing off.
     sql("UPDATE inbox.lagging SET retry_count = 1, next_attempt_at = now() + interval '1 hour'");
@@ -225,6 +226,14 @@ class OperatorViewsTest extends InboxTestSupport {
     assertThat(parts).allSatisfy(p -> assertThat(p.owner()).isEqualTo("w-a"));
     assertThat(parts.stream().mapToLong(PartitionLag::backingOff).sum()).isEqualTo(40);
     assertThat(parts.stream().mapToLong(PartitionLag::waiting).sum()).isEqualTo(1);
+    // The worst partition is the one holding the only claimable message, "fresh".
+    int freshPartition =
+        (int)
+            count(
+                "SELECT inbox.inbox_bucket_owner(bucket, 4) FROM inbox.lagging WHERE event_id = 'fresh'");
+    assertThat(inbox.health().worstPartitionLagSeconds()).isLessThan(3600);
+    assertThat(count("SELECT (inbox.inbox_health('lagging') ->> 'worst_partition')::bigint"))
+        .isEqualTo(freshPartition);
   }
 
   @Test
