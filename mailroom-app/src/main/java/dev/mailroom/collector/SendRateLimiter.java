@@ -22,6 +22,7 @@ public final class SendRateLimiter implements ClaimPermits {
 
   private final double permitsPerNano;
   private final double burst;
+  private final int grantAtLeast;
   private final LongSupplier nanoTime;
   private final Sleeper sleeper;
   private double available;
@@ -38,6 +39,9 @@ public final class SendRateLimiter implements ClaimPermits {
     }
     this.permitsPerNano = emailsPerSecond / 1e9;
     this.burst = burst;
+    // A claim waits for up to a second's worth of budget (at most a full batch): under load a batch
+    // of one email per permit would pay a transaction and a connection per email.
+    this.grantAtLeast = (int) Math.max(1, Math.min(burst, Math.ceil(emailsPerSecond)));
     this.nanoTime = nanoTime;
     this.sleeper = sleeper;
     this.available = burst;
@@ -68,18 +72,20 @@ public final class SendRateLimiter implements ClaimPermits {
   }
 
   /**
-   * The worker's permit before a claim: waits up to {@code wait} for at least one email of budget,
-   * then takes as many as the claim may use (at most {@code max}); 0 when the wait ran out. The
-   * claim never exceeds the budget, so nothing has to be paid back afterwards.
+   * The worker's permit before a claim: waits up to {@code wait} until the budget holds a second's
+   * worth of emails (at least one, at most {@code max} and the burst), then takes as many as the
+   * claim may use (at most {@code max}); 0 when the wait ran out. The claim never exceeds the
+   * budget, so nothing has to be paid back afterwards.
    */
   @Override
   public int acquire(int max, Duration wait) throws InterruptedException {
     long deadline = nanoTime.getAsLong() + wait.toNanos();
+    int need = Math.max(1, Math.min(max, grantAtLeast));
     while (true) {
       long sleep;
       synchronized (this) {
         refill();
-        if (available >= 1) {
+        if (available >= need) {
           int granted = (int) Math.min(max, Math.floor(available));
           available -= granted;
           return granted;
@@ -88,7 +94,7 @@ public final class SendRateLimiter implements ClaimPermits {
         if (remaining <= 0) {
           return 0;
         }
-        sleep = Math.min(remaining, (long) Math.ceil((1 - available) / permitsPerNano));
+        sleep = Math.min(remaining, (long) Math.ceil((need - available) / permitsPerNano));
       }
       sleeper.sleepNanos(Math.max(sleep, 1));
     }

@@ -79,4 +79,19 @@ class SendRateLimiterTest {
     assertThat(sent).isLessThanOrEqualTo((long) (10 + 0.38 * seconds));
     assertThat(sent).isGreaterThanOrEqualTo((long) (0.38 * seconds));
   }
+
+  @Test
+  void under_load_a_claim_waits_for_a_seconds_worth_of_budget_not_for_one_email() throws Exception {
+    AtomicLong clock = new AtomicLong();
+    SendRateLimiter twenty = new SendRateLimiter(20, 10, clock::get, clock::addAndGet);
+    assertThat(twenty.acquire(10, Duration.ZERO)).isEqualTo(10);
+    long before = clock.get();
+    // 10 emails at 20/s: half a second, then a full batch rather than ten batches of one.
+    assertThat(twenty.acquire(10, Duration.ofSeconds(5))).isEqualTo(10);
+    assertThat(clock.get() - before).isBetween(499_000_000L, 501_000_000L);
+    // A claim that can take only 3 waits for 3, not for 10.
+    before = clock.get();
+    assertThat(twenty.acquire(3, Duration.ofSeconds(5))).isEqualTo(3);
+    assertThat(clock.get() - before).isBetween(149_000_000L, 151_000_000L);
+  }
 }

@@ -31,7 +31,12 @@ record BatchOutcome(Kind kind, int claimed, Throwable cause) {
      * The database refused the work for an environmental reason (a revoked privilege, a missing
      * table): rolled back, nobody is charged, the processor backs off.
      */
-    REFUSED
+    REFUSED,
+    /**
+     * The JVM ran out of memory while the batch was read: rolled back, nobody is charged, the
+     * processor claims smaller batches for a while.
+     */
+    OUT_OF_MEMORY
   }
 
   static BatchOutcome empty() {
@@ -57,6 +62,10 @@ record BatchOutcome(Kind kind, int claimed, Throwable cause) {
 
   static BatchOutcome refused(int claimed, Throwable cause) {
     return new BatchOutcome(Kind.REFUSED, claimed, cause);
+  }
+
+  static BatchOutcome outOfMemory(int claimed, Throwable cause) {
+    return new BatchOutcome(Kind.OUT_OF_MEMORY, claimed, cause);
   }
 
   static BatchOutcome handlerAborted(int claimed, Throwable cause) {

@@ -81,6 +81,11 @@ final class BatchRunner {
       return outcome;
     } catch (SQLException | RuntimeException e) {
       return failed(e, attempt);
+    } catch (OutOfMemoryError e) {
+      if (attempt.batch != null && attempt.batch.takenAway()) {
+        return BatchOutcome.takenAway(attempt.batch);
+      }
+      return BatchOutcome.outOfMemory(attempt.messages.size(), e);
     }
   }
 

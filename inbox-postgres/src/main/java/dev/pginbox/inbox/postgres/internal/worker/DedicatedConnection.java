@@ -34,6 +34,10 @@ final class DedicatedConnection implements BatchTransactionBoundary, AutoCloseab
     } catch (SQLException | RuntimeException e) {
       endAfterFailure(current, e);
       throw e;
+    } catch (Error e) {
+      // Out of memory while the driver read a result: what is left of the stream is unknown.
+      close();
+      throw e;
     }
     try {
       if (rollbackOnly[0]) {

@@ -77,15 +77,17 @@ final class HandlerCalls {
         return false;
       }
       Outcome outcome = null;
-      Exception error = null;
+      Throwable error = null;
       long start = System.nanoTime();
       try {
         outcome = ctx.messageHandler().handle(m, new PartTransaction(batch));
       } catch (HandlerAbortException e) {
         throw e;
-      } catch (Exception e) {
+      } catch (Exception | OutOfMemoryError | StackOverflowError e) {
+        // An Error here is the message's doing (a payload too big to deserialise, a recursion it
+        // triggers): charged like an exception, so it ends in the DLQ instead of looping forever.
         error = e;
-        LOG.debug("inbox {}: handler failed on {}", ctx.inbox(), m.eventId(), e);
+        logFailure(m.eventId(), e);
       } finally {
         ctx.events().handlerNanos(System.nanoTime() - start);
       }
@@ -121,15 +123,15 @@ final class HandlerCalls {
         return false;
       }
       BatchResult result = null;
-      Exception error = null;
+      Throwable error = null;
       long start = System.nanoTime();
       try {
         result = ctx.batchHandler().handle(List.copyOf(part), new PartTransaction(batch));
       } catch (HandlerAbortException e) {
         throw e;
-      } catch (Exception e) {
+      } catch (Exception | OutOfMemoryError | StackOverflowError e) {
         error = e;
-        LOG.debug("inbox {}: batch handler failed on {} messages", ctx.inbox(), part.size(), e);
+        logFailure(part.size() + " messages", e);
       } finally {
         ctx.events().handlerNanos(System.nanoTime() - start);
       }
@@ -155,7 +157,15 @@ final class HandlerCalls {
   }
 
   /** An environmental failure stops the batch: nobody is charged for it. */
-  private static boolean refuses(Exception error, Tally tally) {
+  private void logFailure(String what, Throwable e) {
+    if (e instanceof Error) {
+      LOG.warn("inbox {}: the handler failed with {} on {}", ctx.inbox(), e, what);
+    } else {
+      LOG.debug("inbox {}: the handler failed on {}", ctx.inbox(), what, e);
+    }
+  }
+
+  private static boolean refuses(Throwable error, Tally tally) {
     if (error != null && SqlStates.isEnvironmental(SqlStates.of(error))) {
       tally.refused = error;
       return true;

@@ -39,6 +39,9 @@ final class Processor implements Runnable {
   private final BatchRunner runner;
   private final Backoff backoff;
 
+  /** At most the batch size; halved after a batch too big to read in memory. */
+  private int claimLimit;
+
   Processor(Shared shared) {
     this(shared, null, null);
   }
@@ -55,6 +58,7 @@ final class Processor implements Runnable {
             ctx, boundary != null ? boundary : ownConnection, shared.suspects(), shared.recorder());
     this.backoff =
         new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
+    this.claimLimit = ctx.options().batchSize();
   }
 
   @Override
@@ -81,7 +85,7 @@ final class Processor implements Runnable {
 
   /** Runs one order; false when this thread must end (its batch was taken away). */
   private boolean runOrder(ClaimQueue.Order order) throws InterruptedException {
-    int batchSize = ctx.options().batchSize();
+    int batchSize = claimLimit;
     int granted = 0;
     while (granted == 0 && !shared.run().stopping()) {
       granted = Math.min(batchSize, ctx.permits().acquire(batchSize, PERMIT_WAIT));
@@ -98,9 +102,23 @@ final class Processor implements Runnable {
     switch (outcome.kind()) {
       case EMPTY, COMMITTED -> {
         backoff.reset();
+        claimLimit = Math.min(ctx.options().batchSize(), claimLimit * 2);
         ctx.events().primaryReached();
         ctx.events().recovered("processor");
         shared.queue().done(order, outcome.claimed(), false);
+      }
+      case OUT_OF_MEMORY -> {
+        // A batch too big to read: smaller claims until one fits (down to one message); after
+        // successful claims the limit grows back to the batch size.
+        claimLimit = Math.max(1, claimLimit / 2);
+        LOG.warn(
+            "inbox {}: out of memory reading a batch of up to {} messages; claiming at most {}"
+                + " for now",
+            ctx.inbox(),
+            claimLimit * 2,
+            claimLimit);
+        connectionLost(outcome.cause());
+        shared.queue().done(order, outcome.claimed(), true);
       }
       case REFUSED -> {
         if (SqlStates.isStandby(outcome.cause())) {
