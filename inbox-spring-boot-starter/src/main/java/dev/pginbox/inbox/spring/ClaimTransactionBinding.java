@@ -34,6 +34,8 @@ final class ClaimTransactionBinding {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
   }
 
+  // Its twin takes a BatchHandler; callers always pass a typed handler, never a bare lambda.
+  @SuppressWarnings("overloads")
   MessageHandler around(MessageHandler handler, String inbox) {
     return (message, tx) -> {
       ClaimConnectionHolder holder = bind(tx);
@@ -48,6 +50,7 @@ final class ClaimTransactionBinding {
     };
   }
 
+  @SuppressWarnings("overloads") // see the MessageHandler twin
   BatchHandler around(BatchHandler handler, String inbox) {
     return (List<InboxMessage> batch, InboxTransaction tx) -> {
       ClaimConnectionHolder holder = bind(tx);

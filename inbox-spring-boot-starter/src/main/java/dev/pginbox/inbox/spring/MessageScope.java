@@ -41,6 +41,8 @@ final class MessageScope {
     this.entityManagerFactories = JPA ? Jpa.factories(beans) : List.of();
   }
 
+  // Its twin takes a BatchHandler; callers always pass a typed handler, never a bare lambda.
+  @SuppressWarnings("overloads")
   MessageHandler around(MessageHandler handler, String inbox) {
     return (message, tx) -> {
       Outcome outcome;
@@ -64,6 +66,7 @@ final class MessageScope {
     };
   }
 
+  @SuppressWarnings("overloads") // see the MessageHandler twin
   BatchHandler around(BatchHandler handler, String inbox) {
     return (batch, tx) -> {
       BatchResult result;

@@ -23,6 +23,8 @@ final class ObservedHandlers {
 
   private ObservedHandlers() {}
 
+  // Its twin takes a BatchHandler; callers always pass a typed handler, never a bare lambda.
+  @SuppressWarnings("overloads")
   static MessageHandler observe(
       MessageHandler handler, String inbox, ObservationRegistry registry) {
     if (registry.isNoop()) {
@@ -50,6 +52,7 @@ final class ObservedHandlers {
     };
   }
 
+  @SuppressWarnings("overloads") // see the MessageHandler twin
   static BatchHandler observe(BatchHandler handler, String inbox, ObservationRegistry registry) {
     if (registry.isNoop()) {
       return handler;
