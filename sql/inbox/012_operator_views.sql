@@ -279,9 +279,9 @@ BEGIN
                round(coalesce(ct.waiting, 0) * sc.factor)::bigint,
                round(coalesce(ct.backing_off, 0) * sc.factor)::bigint,
                sc.exact,
-               coalesce(greatest(0, floor(extract(epoch FROM now() - inbox.oldest_eligible(%5$L, (
+               coalesce(floor(inbox.seconds_since(inbox.oldest_eligible(%5$L, (
                    SELECT coalesce(bit_or(B'1'::bit(1024) >> ow.bucket), B'0'::bit(1024))::varbit
-                   FROM owners ow WHERE ow.part IS NOT DISTINCT FROM p.part)))))::bigint, 0),
+                   FROM owners ow WHERE ow.part IS NOT DISTINCT FROM p.part))))::bigint, 0),
                coalesce(l.owner_id, (SELECT string_agg(r.worker_id, ', ' ORDER BY r.worker_id)
                                      FROM inbox.inbox_worker_registry r
                                      WHERE r.inbox_name = %5$L AND r.stopped_at IS NULL
@@ -398,7 +398,8 @@ BEGIN
         'blocked_aggregates', v_blocked.n,
         'blocked_aggregates_exact', v_blocked.exact,
         'worst_partition', v_worst_part,
-        'worst_partition_lag_seconds', coalesce(greatest(0, floor(extract(epoch FROM now() - v_worst)))::bigint, 0));
+        -- seconds_since: a tampered received_at ('-infinity', the future) must not break health.
+        'worst_partition_lag_seconds', coalesce(floor(inbox.seconds_since(v_worst))::bigint, 0));
 END;
 $$;
 

@@ -154,6 +154,11 @@ public final class PgCluster implements AutoCloseable {
       }
     }
     delete(data);
+    delete(commandsLog());
+  }
+
+  private Path commandsLog() {
+    return data.resolveSibling(data.getFileName() + ".commands.log");
   }
 
   private void appendSettings(Map<String, String> settings) {
@@ -181,7 +186,7 @@ public final class PgCluster implements AutoCloseable {
     }
     command.add(tool.toString());
     command.addAll(List.of(args));
-    Path output = data.resolveSibling(data.getFileName() + ".commands.log");
+    Path output = commandsLog();
     try {
       Process p =
           new ProcessBuilder(command)
