@@ -27,7 +27,6 @@ public final class DatabaseUrl {
 
   /** Thrown for a URL that libpq itself would reject; the collector exits with code 2. */
   public static final class MalformedException extends IllegalArgumentException {
-
     private static final long serialVersionUID = 1L;
 
     public MalformedException(String message) {

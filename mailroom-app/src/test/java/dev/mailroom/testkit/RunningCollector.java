@@ -96,10 +96,21 @@ public final class RunningCollector implements AutoCloseable {
     return exit.get(60, TimeUnit.SECONDS);
   }
 
+  /**
+   * Stops the collector if a test has not; never throws InterruptedException (try-with-resources).
+   */
   @Override
-  public void close() throws Exception {
-    if (!exit.isDone()) {
+  public void close() {
+    if (exit.isDone()) {
+      return;
+    }
+    try {
       stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while stopping the collector", e);
+    } catch (Exception e) {
+      throw new IllegalStateException("the collector did not stop: " + e, e);
     }
   }
 }

@@ -146,7 +146,11 @@ public final class SesEmulator implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
-    stop();
+  public void close() {
+    try {
+      stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
