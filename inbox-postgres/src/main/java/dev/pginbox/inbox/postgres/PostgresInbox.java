@@ -25,8 +25,10 @@ import java.sql.SQLException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.statement.Query;
 
 /**
  * An inbox on PostgreSQL. Besides {@link Inbox}, it sends inside the caller's own transaction:
@@ -149,17 +151,10 @@ public final class PostgresInbox implements Inbox {
   @Override
   public int replay(Collection<String> eventIds) {
     Objects.requireNonNull(eventIds, "eventIds");
-    return withHandle(
-        jdbi,
+    return query(
+        "replay_ids",
         "replay messages of inbox " + name,
-        name,
-        null,
-        h ->
-            h.createQuery(InboxStatements.sql("replay_ids"))
-                .bind("name", name)
-                .bindArray("eventIds", String.class, eventIds)
-                .mapTo(Integer.class)
-                .one());
+        q -> q.bindArray("eventIds", String.class, eventIds).mapTo(Integer.class).one());
   }
 
   @Override
@@ -167,17 +162,10 @@ public final class PostgresInbox implements Inbox {
     if (eventType == null) {
       throw new InvalidInboxArgumentException("eventType must not be null", name);
     }
-    return withHandle(
-        jdbi,
+    return query(
+        "replay_type",
         "replay event type " + eventType + " of inbox " + name,
-        name,
-        null,
-        h ->
-            h.createQuery(InboxStatements.sql("replay_type"))
-                .bind("name", name)
-                .bind("eventType", eventType)
-                .mapTo(Integer.class)
-                .one());
+        q -> q.bind("eventType", eventType).mapTo(Integer.class).one());
   }
 
   @Override
@@ -228,15 +216,11 @@ public final class PostgresInbox implements Inbox {
 
   @Override
   public List<OrderingGap> orderingGaps() {
-    return withHandle(
-        jdbi,
+    return query(
+        "ordering_gaps",
         "read the ordering gaps of inbox " + name,
-        name,
-        null,
-        h ->
-            h.createQuery(InboxStatements.sql("ordering_gaps"))
-                .bind("name", name)
-                .map(
+        q ->
+            q.map(
                     (rs, ctx) ->
                         new OrderingGap(
                             rs.getString("aggregate_id"),
@@ -250,15 +234,11 @@ public final class PostgresInbox implements Inbox {
 
   @Override
   public boolean isMyPartition(String aggregateId, int workerId, int totalWorkers) {
-    return withHandle(
-        jdbi,
+    return query(
+        "is_my_partition",
         "check the partition of inbox " + name,
-        name,
-        null,
-        h ->
-            h.createQuery(InboxStatements.sql("is_my_partition"))
-                .bind("name", name)
-                .bind("aggregateId", aggregateId)
+        q ->
+            q.bind("aggregateId", aggregateId)
                 .bind("workerId", workerId)
                 .bind("totalWorkers", totalWorkers)
                 .mapTo(Boolean.class)
@@ -268,17 +248,10 @@ public final class PostgresInbox implements Inbox {
   @Override
   public PurgeResult purge(int batchSize) {
     return InboxStatements.purge(
-        withHandle(
-            jdbi,
+        query(
+            "purge",
             "purge inbox " + name,
-            name,
-            null,
-            h ->
-                h.createQuery(InboxStatements.sql("purge"))
-                    .bind("name", name)
-                    .bind("batchSize", batchSize)
-                    .mapTo(String.class)
-                    .one()));
+            q -> q.bind("batchSize", batchSize).mapTo(String.class).one()));
   }
 
   @Override
@@ -287,28 +260,24 @@ public final class PostgresInbox implements Inbox {
   }
 
   private List<InboxMessage> messages(String state, int limit) {
-    return withHandle(
-        jdbi,
+    return query(
+        "messages",
         "list " + state + " messages of inbox " + name,
-        name,
-        null,
-        h ->
-            h.createQuery(InboxStatements.sql("messages"))
-                .bind("name", name)
-                .bind("state", state)
-                .bind("limit", limit)
-                .map(MessageRows.MAPPER)
-                .list());
+        q -> q.bind("state", state).bind("limit", limit).map(MessageRows.MAPPER).list());
   }
 
-  private String text(String query, String action) {
+  private String text(String statement, String action) {
+    return query(statement, action, q -> q.mapTo(String.class).one());
+  }
+
+  /** Runs one of the inbox's named statements, with this inbox's name bound, on its own handle. */
+  private <T> T query(String statement, String action, Function<Query, T> result) {
     return withHandle(
         jdbi,
         action,
         name,
         null,
-        h ->
-            h.createQuery(InboxStatements.sql(query)).bind("name", name).mapTo(String.class).one());
+        h -> result.apply(h.createQuery(InboxStatements.sql(statement)).bind("name", name)));
   }
 
   private void requireManaged() {
