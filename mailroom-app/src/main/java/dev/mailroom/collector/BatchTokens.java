@@ -1,9 +1,5 @@
 package dev.mailroom.collector;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,6 +8,7 @@ import java.sql.SQLException;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import org.jdbi.v3.core.locator.ClasspathSqlLocator;
 
 /** Loads the tokens of a batch: one query per batch, whatever its size. */
 final class BatchTokens {
@@ -48,14 +45,11 @@ final class BatchTokens {
     return rows;
   }
 
+  /** The SQL file {@code name} next to this class, read the way the inbox library reads its SQL. */
   private static String resource(String name) {
-    try (InputStream in = BatchTokens.class.getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalStateException("missing classpath resource " + name);
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return ClasspathSqlLocator.create()
+        .getResource(
+            BatchTokens.class.getClassLoader(),
+            BatchTokens.class.getPackageName().replace('.', '/') + "/" + name);
   }
 }

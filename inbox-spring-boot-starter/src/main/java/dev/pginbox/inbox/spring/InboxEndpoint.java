@@ -1,15 +1,12 @@
 package dev.pginbox.inbox.spring;
 
 import dev.pginbox.inbox.Inbox;
-import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.jdbi.v3.core.locator.ClasspathSqlLocator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -111,14 +108,11 @@ public class InboxEndpoint {
 
   private static final String PARTITIONS_SQL = read("partitions.sql");
 
+  /** The SQL file next to this class, read the way the inbox library reads its SQL. */
   private static String read(String resource) {
-    try (InputStream in = InboxEndpoint.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new InboxException("SQL resource " + resource + " is missing", null);
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new InboxException("cannot read SQL resource " + resource, null, e);
-    }
+    return ClasspathSqlLocator.create()
+        .getResource(
+            InboxEndpoint.class.getClassLoader(),
+            InboxEndpoint.class.getPackageName().replace('.', '/') + "/" + resource);
   }
 }

@@ -2,15 +2,13 @@ package dev.pginbox.inbox.testing;
 
 import dev.pginbox.inbox.InboxNames;
 import dev.pginbox.inbox.InboxWorker;
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.jdbi.v3.core.locator.ClasspathSqlLocator;
 
 /**
  * Runs workers synchronously and tells what became of messages, for tests:
@@ -109,14 +107,11 @@ public final class InboxProbe {
     return "\"" + InboxNames.requireValid(inbox) + "\"";
   }
 
+  /** The SQL file next to this class, read the way the inbox library reads its SQL. */
   private static String resource(String name) {
-    try (InputStream in = InboxProbe.class.getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalStateException("SQL resource " + name + " is missing");
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read SQL resource " + name, e);
-    }
+    return ClasspathSqlLocator.create()
+        .getResource(
+            InboxProbe.class.getClassLoader(),
+            InboxProbe.class.getPackageName().replace('.', '/') + "/" + name);
   }
 }
