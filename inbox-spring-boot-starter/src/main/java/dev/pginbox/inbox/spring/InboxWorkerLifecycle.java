@@ -5,6 +5,7 @@ import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.WorkerOptions;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -13,6 +14,12 @@ import org.springframework.context.SmartLifecycle;
  * shutdown grace, when the context closes. Workers of all inboxes stop in parallel in the same
  * lifecycle phase, so the shutdown takes one grace period, not one per inbox; keep {@code
  * spring.lifecycle.timeout-per-shutdown-phase} (30 s by default) above the grace.
+ *
+ * <p>The worker's own threads are daemon threads, so that a plain Java program that forgets to stop
+ * a worker can still exit. A Spring application whose only work is a listener (no web server) would
+ * then exit as soon as its {@code main} method returns; so while the worker runs, this bean also
+ * runs one non-daemon thread, {@code inbox-NAME-keep-alive}, that does nothing but keep the JVM
+ * alive until the context closes (as {@code spring.main.keep-alive} does).
  */
 public final class InboxWorkerLifecycle implements SmartLifecycle {
 
@@ -23,6 +30,7 @@ public final class InboxWorkerLifecycle implements SmartLifecycle {
   private final String handler;
   private final InboxWorker worker;
   private final ConnectionState connection;
+  private CountDownLatch keepAlive;
 
   InboxWorkerLifecycle(
       WorkerOptions options, String handler, InboxWorker worker, ConnectionState connection) {
@@ -56,13 +64,40 @@ public final class InboxWorkerLifecycle implements SmartLifecycle {
   }
 
   @Override
-  public void start() {
+  public synchronized void start() {
     worker.start();
+    if (keepAlive == null) {
+      CountDownLatch latch = new CountDownLatch(1);
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  latch.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "inbox-" + options.inbox() + "-keep-alive");
+      t.setDaemon(false);
+      t.start();
+      keepAlive = latch;
+    }
   }
 
   @Override
   public void stop() {
-    worker.stop();
+    try {
+      worker.stop();
+    } finally {
+      releaseKeepAlive();
+    }
+  }
+
+  private synchronized void releaseKeepAlive() {
+    if (keepAlive != null) {
+      keepAlive.countDown();
+      keepAlive = null;
+    }
   }
 
   @Override
@@ -71,7 +106,7 @@ public final class InboxWorkerLifecycle implements SmartLifecycle {
         new Thread(
             () -> {
               try {
-                worker.stop();
+                stop();
               } finally {
                 callback.run();
               }

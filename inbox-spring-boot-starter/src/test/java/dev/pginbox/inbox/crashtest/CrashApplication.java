@@ -8,13 +8,16 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * Run in a JVM of its own by {@code ProcessCrashTest}, which kills it with SIGKILL: its listener
- * writes an effect per message and, on the third message of a batch, says so through a marker file
- * and hangs, so the kill lands in the middle of a batch.
+ * Run in a JVM of its own by {@code ProcessCrashTest}: a non-web application whose only work is an
+ * inbox listener. It says it is ready through a marker file ({@code crash.ready}); its listener
+ * writes an effect per message and, on the third message of a batch, says so through another marker
+ * file ({@code crash.marker}) and hangs, so a kill lands in the middle of a batch.
  */
 @SpringBootApplication
 public class CrashApplication {
@@ -30,6 +33,11 @@ public class CrashApplication {
 
     HangingListener(JdbcTemplate jdbc) {
       this.jdbc = jdbc;
+    }
+
+    @EventListener(ApplicationReadyEvent.class)
+    public void ready() throws IOException {
+      Files.writeString(Path.of(System.getProperty("crash.ready")), "ready");
     }
 
     @InboxListener(inbox = "crash")
