@@ -217,6 +217,30 @@ BEGIN
 END;
 $$;
 
+-- What an inbox can do, feature by feature: {"<feature>": {"enabled": bool, "reason": text}}, the
+-- reason only for a feature that is off. A managed inbox has every feature; a tracked table
+-- loses those whose optional column it does not have (enable_inbox_tracking).
+CREATE OR REPLACE FUNCTION inbox.inbox_features(c inbox.inbox_config)
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_object_agg(f.feature, CASE WHEN f.column_name IS NOT NULL THEN jsonb_build_object('enabled', true)
+        ELSE jsonb_build_object('enabled', false,
+            'reason', format('no %s column: %s', f.needs, f.consequence)) END)
+    FROM (VALUES
+        ('arrival_order', c.received_at_column, 'received_at',
+         'messages are claimed and listed in id order, not by arrival'),
+        ('message_age', c.received_at_column, 'received_at',
+         'no oldest-pending age in health (the age thresholds never trip) and no dead-letter retention'),
+        ('aggregate', c.aggregate_column, 'aggregate_id',
+         'listings show no aggregate and every message falls into the partition bucket of the empty aggregate'),
+        ('retries', c.retry_count_column, 'retry_count',
+         'mark_failed, dead letters and replay are off'),
+        ('error_text', c.error_column, 'error',
+         'the error of a failed attempt is not kept')) AS f(feature, column_name, needs, consequence)
+$$;
+
 -- Richer status for operators: configuration, ordering/priority settings, counts, recent
 -- throughput, the most frequent errors of failing messages, the retry distribution and the
 -- oldest pending message. Reads the backlog (pending and dead rows) and the last hour of
@@ -308,6 +332,7 @@ BEGIN
                 'processed_at', c.processed_at_column, 'received_at', c.received_at_column,
                 'aggregate', c.aggregate_column, 'retry_count', c.retry_count_column,
                 'error', c.error_column)),
+        'features', inbox.inbox_features(c),
         'ordering', CASE WHEN o.inbox_name IS NULL THEN NULL ELSE jsonb_build_object(
             'aggregate_column', o.aggregate_column, 'sequence_column', o.sequence_column) END,
         'priority', CASE WHEN p.inbox_name IS NULL THEN NULL ELSE jsonb_build_object(

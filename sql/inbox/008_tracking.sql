@@ -36,6 +36,26 @@ BEGIN
 END;
 $$;
 
+-- An optional column of a tracked table: NULL stays NULL (not used); the standard name p_role is
+-- used when the table has such a column and gives NULL otherwise; any other name must exist
+-- (require_table_column). A column of the standard name but of an unusable type is an error.
+CREATE OR REPLACE FUNCTION inbox.optional_table_column(
+    p_table regclass, p_role text, p_column text, p_categories text[], p_types text[] DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_column IS NULL OR (p_column = p_role AND NOT EXISTS (
+            SELECT 1 FROM pg_attribute a
+            WHERE a.attrelid = p_table AND a.attname = p_column AND a.attnum > 0 AND NOT a.attisdropped)) THEN
+        RETURN NULL;
+    END IF;
+    PERFORM inbox.require_table_column(p_table, p_role, p_column, p_categories, p_types);
+    RETURN p_column;
+END;
+$$;
+
 CREATE OR REPLACE FUNCTION inbox.enable_inbox_tracking(
     p_name                  text,
     p_table_ref             text,
@@ -65,6 +85,10 @@ DECLARE
     v_schema text;
     v_relname text;
     v_taken text;
+    v_received_at text;
+    v_aggregate text;
+    v_retry_count text;
+    v_error text;
 BEGIN
     IF p_max_retries IS NULL OR p_max_retries < 1 THEN
         RAISE EXCEPTION 'max retries must be at least 1, got %', p_max_retries USING ERRCODE = 'invalid_parameter_value';
@@ -107,20 +131,14 @@ BEGIN
     PERFORM inbox.require_table_column(v_table, 'processed_at', p_processed_at_column, ARRAY[]::text[],
         ARRAY['timestamp with time zone', 'timestamp without time zone']);
     PERFORM inbox.require_table_column(v_table, 'event_type', p_event_type_column, ARRAY['S', 'E']);
-    IF p_received_at_column IS NOT NULL THEN
-        PERFORM inbox.require_table_column(v_table, 'received_at', p_received_at_column, ARRAY[]::text[],
-            ARRAY['timestamp with time zone', 'timestamp without time zone']);
-    END IF;
-    IF p_aggregate_column IS NOT NULL THEN
-        PERFORM inbox.require_table_column(v_table, 'aggregate', p_aggregate_column, ARRAY['S', 'U', 'N']);
-    END IF;
-    IF p_retry_count_column IS NOT NULL THEN
-        PERFORM inbox.require_table_column(v_table, 'retry_count', p_retry_count_column, ARRAY[]::text[],
-            ARRAY['smallint', 'integer', 'bigint']);
-    END IF;
-    IF p_error_column IS NOT NULL THEN
-        PERFORM inbox.require_table_column(v_table, 'error', p_error_column, ARRAY['S']);
-    END IF;
+    -- An optional column left at its standard name is used when the table has it and skipped
+    -- otherwise (inbox_status lists what that turns off); any other name must exist.
+    v_received_at := inbox.optional_table_column(v_table, 'received_at', p_received_at_column, ARRAY[]::text[],
+        ARRAY['timestamp with time zone', 'timestamp without time zone']);
+    v_aggregate := inbox.optional_table_column(v_table, 'aggregate_id', p_aggregate_column, ARRAY['S', 'U', 'N']);
+    v_retry_count := inbox.optional_table_column(v_table, 'retry_count', p_retry_count_column, ARRAY[]::text[],
+        ARRAY['smallint', 'integer', 'bigint']);
+    v_error := inbox.optional_table_column(v_table, 'error', p_error_column, ARRAY['S']);
 
     PERFORM inbox.lock_catalog();
     IF EXISTS (SELECT 1 FROM inbox.inbox_config WHERE inbox_name = v_name) THEN
@@ -141,8 +159,8 @@ BEGIN
         make_interval(hours => coalesce(p_retention_hours, 72)), make_interval(hours => p_dlq_retention_hours),
         p_retention_hours IS NOT NULL,
         p_degraded_age_seconds, p_critical_age_seconds, p_degraded_pending, p_critical_pending, 'inbox_' || v_name,
-        p_id_column, p_event_type_column, p_processed_at_column, p_received_at_column, p_aggregate_column,
-        p_retry_count_column, p_error_column);
+        p_id_column, p_event_type_column, p_processed_at_column, v_received_at, v_aggregate,
+        v_retry_count, v_error);
 
     PERFORM inbox.rebuild_inbox_objects(v_name);
     PERFORM inbox.log_operator_action('enable_tracking', v_name, jsonb_build_object('table', p_table_ref), NULL);
