@@ -158,9 +158,14 @@ class TrackedTableTest extends InboxTestSupport {
     assertThat(inbox.markProcessed("m1")).isTrue();
     assertThat(inbox.health().pendingCount()).isEqualTo(1);
     assertThat(inbox.pending(10)).extracting(InboxMessage::eventId).containsExactly("m2");
-    assertThatThrownBy(() -> inbox.replay(List.of("m2")))
-        .isInstanceOf(InboxException.class)
-        .hasMessageContaining("no retry count column");
+    // Failures go to the inbox's side table: the table has no columns for them.
+    assertThat(inbox.replay(List.of("m2"))).as("not a dead letter").isZero();
+    assertThat(inbox.markFailed("m2", "first")).isEqualTo(MarkFailedResult.RETRY);
+    assertThat(strings("SELECT retry_count || ':' || error FROM inbox.minimal_retry_state"))
+        .containsExactly("1:first");
+    assertThat(strings("SELECT kind FROM inbox.minimal_pending"))
+        .as("backing off, still pending")
+        .hasSize(1);
     assertThatThrownBy(() -> inbox.send(NewMessage.of("m3", "k", null, null)))
         .isInstanceOf(InboxException.class)
         .hasMessageContaining("tracks an application table");
@@ -296,20 +301,26 @@ class TrackedTableTest extends InboxTestSupport {
   }
 
   @Test
-  void the_worker_functions_refuse_a_tracked_table_by_name() {
-    sql("CREATE TABLE app.refused " + COLUMNS);
-    manager.enableTracking(spec("refused", "app.refused").build());
-    for (String call :
-        List.of(
-            "inbox.count_waiting('refused', 10)",
-            "inbox.mark_dead('refused', 'x', 'e')",
-            "inbox.record_failures('refused', '{x}', '{e}', '{NULL}', '{false}')")) {
-      String function = call.substring("inbox.".length(), call.indexOf('('));
-      assertThatThrownBy(() -> strings("SELECT count(*)::text FROM " + call))
-          .hasMessageContaining(function + " needs a managed inbox; 'refused' is tracked")
-          .rootCause()
-          .isInstanceOfSatisfying(
-              java.sql.SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("0A000"));
-    }
+  void the_worker_functions_work_on_a_tracked_table() {
+    sql("CREATE TABLE app.worked " + COLUMNS);
+    manager.enableTracking(spec("worked", "app.worked").build());
+    sql("INSERT INTO app.worked (type, agg) VALUES ('x', 'A'), ('y', 'B')");
+    String x = idOf("app.worked", "x");
+    String y = idOf("app.worked", "y");
+    assertThat(count("SELECT inbox.count_waiting('worked', 10)")).isEqualTo(2);
+    assertThat(strings("SELECT inbox.mark_dead('worked', ?, 'gave up')::text", x))
+        .containsExactly("true");
+    assertThat(strings("SELECT msg_id::text FROM inbox.worked_dlq")).containsExactly(x);
+    assertThat(
+            strings(
+                "SELECT event_id || ':' || result FROM inbox.record_failures('worked', ARRAY[?, ?],"
+                    + " '{e1,e2}', '{NULL,NULL}', '{false,false}')",
+                x,
+                y))
+        .as("a dead letter is left alone")
+        .containsExactly(y + ":retry");
+    assertThat(count("SELECT inbox.count_waiting('worked', 10)")).as("y backs off").isZero();
+    assertThat(strings("SELECT attempts || last_error FROM app.worked WHERE type = 'y'"))
+        .containsExactly("1e2");
   }
 }
