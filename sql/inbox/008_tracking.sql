@@ -375,9 +375,10 @@ BEGIN
 END;
 $$;
 
--- Replays a tracked table's dead letters selected by p_selector (over alias m; $1 ids, $2 type):
--- retry count 0 and due at once. Returns how many.
-CREATE OR REPLACE FUNCTION inbox.tracked_replay(c inbox.inbox_config, p_selector text, p_event_ids text[], p_event_type text)
+-- Replays a tracked table's dead letters selected by p_selector (over alias m; $1 ids, $2 type,
+-- $3 error group): retry count 0 and due at once. Returns how many.
+CREATE OR REPLACE FUNCTION inbox.tracked_replay(c inbox.inbox_config, p_selector text, p_event_ids text[],
+                                                p_event_type text, p_error text DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -387,7 +388,7 @@ DECLARE
 BEGIN
     EXECUTE format('SELECT coalesce(array_agg(m.%I::text), ''{}'') FROM (SELECT m.%I FROM %s m WHERE %s AND %s FOR UPDATE OF m) m',
         c.id_column, c.id_column, inbox.inbox_table(c), p_selector, inbox.state_predicate(c, 'dead'))
-        INTO v_ids USING p_event_ids, p_event_type;
+        INTO v_ids USING p_event_ids, p_event_type, p_error;
     IF c.retry_count_column IS NOT NULL THEN
         EXECUTE format('UPDATE %s m SET %I = 0 WHERE m.%I = ANY ($1::%s[])',
             inbox.inbox_table(c), c.retry_count_column, c.id_column, inbox.id_type(c)) USING v_ids;
