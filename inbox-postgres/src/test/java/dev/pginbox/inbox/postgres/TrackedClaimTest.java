@@ -86,6 +86,9 @@ class TrackedClaimTest extends InboxTestSupport {
       h.commit();
     }
     try (Handle h = jdbi.open()) {
+      assertThat(h.select("SELECT inbox.count_waiting('heads', 10)").mapTo(Integer.class).one())
+          .as("the batching rule counts heads only")
+          .isZero();
       assertThat(claim(h, "heads", 10)).as("A's head backs off: 1 waits behind it").isEmpty();
     }
     sql("UPDATE inbox.heads_retry_state SET next_attempt_at = '-infinity'");
