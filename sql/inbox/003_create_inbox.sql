@@ -380,6 +380,10 @@ $$;
 -- p_max_bytes is the batch's byte budget (NULL: none): the claim stops adding messages once their
 -- payloads' stored size (pg_column_size, the measure of set_max_payload_size) would pass it, but
 -- always takes at least one message, so a payload bigger than the budget is claimed alone.
+-- p_skip_top_priority: this claim takes only messages below the most urgent priority waiting (when
+-- any can be claimed; else it claims as usual). A consumer that sets it on every n-th claim gives
+-- the priorities below the top at least that share of the claims, however many top-priority
+-- messages keep arriving.
 -- Placeholders: {{function}} claim_<name>, {{table}} the inbox's table.
 CREATE OR REPLACE FUNCTION inbox.generated_claim_header()
 RETURNS text
@@ -387,17 +391,21 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t$
             CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL,
-                                                    p_max_bytes bigint DEFAULT NULL)
+                                                    p_max_bytes bigint DEFAULT NULL,
+                                                    p_skip_top_priority boolean DEFAULT false)
             RETURNS SETOF {{table}}
             LANGUAGE plpgsql
             SET search_path = pg_catalog, pg_temp
             SET enable_bitmapscan = off SET enable_sort = off SET enable_seqscan = off SET jit = off
             AS $body$
             DECLARE
-                v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket$t$ $h$;
+                v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
+                v_floor integer;  -- claim only priorities after this one (NULL: all)$t$ $h$;
 
--- The argument checks at the start of both claim functions.
-CREATE OR REPLACE FUNCTION inbox.generated_claim_checks()
+-- The start of the body of both claim functions: the argument checks, and the priority floor of a
+-- claim that skips the top priority (one probe of the claim index each).
+-- Placeholders: {{table}}, {{max_retries}}.
+CREATE OR REPLACE FUNCTION inbox.generated_claim_prelude()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -408,6 +416,23 @@ AS $h$ SELECT $t$IF p_limit IS NULL OR p_limit < 1 THEN
                 IF p_max_bytes < 1 THEN
                     RAISE EXCEPTION 'claim byte budget must be at least 1, got %', p_max_bytes
                         USING ERRCODE = 'invalid_parameter_value';
+                END IF;
+                IF p_skip_top_priority THEN
+                    SELECT w.priority INTO v_floor FROM {{table}} w
+                    WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
+                      AND w.next_attempt_at <= now()
+                      AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                    ORDER BY w.priority, w.seq
+                    LIMIT 1;
+                    IF NOT EXISTS (SELECT 1 FROM {{table}} w
+                                   WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
+                                     AND w.next_attempt_at <= now()
+                                     AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                                     AND w.priority > v_floor
+                                   ORDER BY w.priority, w.seq
+                                   LIMIT 1) THEN
+                        v_floor := NULL;  -- nothing below the top waits
+                    END IF;
                 END IF;$t$ $h$;
 
 -- claim_<name> without ordering. Claim = select the next batch with SKIP LOCKED and mark it
@@ -427,7 +452,7 @@ AS $h$ SELECT $t$IF p_limit IS NULL OR p_limit < 1 THEN
 -- claims the prefix that fits. A locked row past the budget stays locked by this transaction until
 -- it ends, so other claims skip it meanwhile: a delay of one batch, never a loss, and only in
 -- batches the budget cut short. Locking row by row instead (a cursor) would cost every claim.
--- Placeholders: {{header}} (generated_claim_header), {{check_arguments}}, {{table}},
+-- Placeholders: {{header}} (generated_claim_header), {{prelude}}, {{table}},
 -- {{max_retries}}.
 CREATE OR REPLACE FUNCTION inbox.plain_claim_template()
 RETURNS text
@@ -435,7 +460,7 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t${{header}}
             BEGIN
-                {{check_arguments}}
+                {{prelude}}
                 IF p_max_bytes IS NULL THEN
                     RETURN QUERY
                     WITH claimed AS (
@@ -446,6 +471,7 @@ AS $h$ SELECT $t${{header}}
                             WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
                               AND c.next_attempt_at <= now()
                               AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
+                              AND (v_floor IS NULL OR c.priority > v_floor)
                             ORDER BY c.priority, c.seq
                             LIMIT p_limit
                             FOR UPDATE OF c SKIP LOCKED))
@@ -453,8 +479,7 @@ AS $h$ SELECT $t${{header}}
                         RETURNING m.*
                     )
                     SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
-                    RETURN;
-                END IF;
+                ELSE
                 -- The same claim within the byte budget (see generated_claim_header).
                 RETURN QUERY
                 WITH claimed AS (
@@ -468,6 +493,7 @@ AS $h$ SELECT $t${{header}}
                                   WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
                                     AND c.next_attempt_at <= now()
                                     AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
+                                    AND (v_floor IS NULL OR c.priority > v_floor)
                                   ORDER BY c.priority, c.seq
                                   LIMIT p_limit
                                   FOR UPDATE OF c SKIP LOCKED) l
@@ -477,6 +503,11 @@ AS $h$ SELECT $t${{header}}
                     RETURNING m.*
                 )
                 SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
+                END IF;
+                IF NOT FOUND AND v_floor IS NOT NULL THEN
+                    -- Below the top, everything was locked by other claims: an ordinary claim.
+                    RETURN QUERY SELECT * FROM {{function}}(p_limit, p_buckets, p_max_bytes);
+                END IF;
             END;
             $body$
 $t$ $h$;
@@ -498,7 +529,7 @@ $t$ $h$;
 -- unprocessed to every other worker.
 -- The byte budget applies to both phases together, as in the plain claim; the running sum costs
 -- little next to the head tests, so the statement is the same with or without a budget.
--- Placeholders: {{header}}, {{check_arguments}}, {{table}}, {{max_retries}}, {{aggregate}} (the quoted aggregate
+-- Placeholders: {{header}}, {{prelude}}, {{table}}, {{max_retries}}, {{aggregate}} (the quoted aggregate
 -- column), {{candidate_blocked}} (earlier_unprocessed_sql of candidate c), {{window_blocked}}
 -- (the same for window row win), {{heads}} (aggregate_heads_sql).
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_template()
@@ -512,7 +543,7 @@ AS $h$ SELECT $t${{header}}
                 v_walked integer;  -- blocked messages (not heads) in the window
                 v_first_bytes bigint := 0;
             BEGIN
-                {{check_arguments}}
+                {{prelude}}
                 WITH claimed AS (
                     UPDATE {{table}} m SET processed_at = now()
                     WHERE m.ctid = ANY (ARRAY(
@@ -525,6 +556,7 @@ AS $h$ SELECT $t${{header}}
                                         WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
                                           AND w.next_attempt_at <= now()
                                           AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                                          AND (v_floor IS NULL OR w.priority > v_floor)
                                         ORDER BY w.priority, w.seq
                                         LIMIT v_window) win
                                   JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
@@ -556,6 +588,7 @@ AS $h$ SELECT $t${{header}}
                         WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
                           AND w.next_attempt_at <= now()
                           AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                          AND (v_floor IS NULL OR w.priority > v_floor)
                         ORDER BY w.priority, w.seq
                         LIMIT v_window) win
                     WHERE win.agg IS NOT NULL AND {{window_blocked}};
@@ -582,11 +615,13 @@ AS $h$ SELECT $t${{header}}
                                          WHERE u.{{aggregate}} IS NULL AND u.processed_at IS NULL AND u.retry_count < {{max_retries}}
                                            AND u.next_attempt_at <= now()
                                            AND (v_mask IS NULL OR get_bit(v_mask, u.bucket) = 1)
+                                           AND (v_floor IS NULL OR u.priority > v_floor)
                                          ORDER BY u.priority, u.seq
                                          LIMIT p_limit)))
                                   AND num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
                                   AND c.next_attempt_at <= now()
                                   AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
+                                  AND (v_floor IS NULL OR c.priority > v_floor)
                                   AND (c.{{aggregate}} IS NULL OR NOT c.{{aggregate}} = ANY (ARRAY(
                                         SELECT f.{{aggregate}} FROM unnest(v_first) f WHERE f.{{aggregate}} IS NOT NULL)))
                                 ORDER BY c.priority, c.seq
@@ -602,6 +637,11 @@ AS $h$ SELECT $t${{header}}
                     END IF;
                 END IF;
 
+                IF cardinality(v_first || v_rest) = 0 AND v_floor IS NOT NULL THEN
+                    -- Below the top, no head could be claimed: an ordinary claim.
+                    RETURN QUERY SELECT * FROM {{function}}(p_limit, p_buckets, p_max_bytes);
+                    RETURN;
+                END IF;
                 RETURN QUERY SELECT * FROM unnest(v_first || v_rest) x ORDER BY x.priority, x.seq;
             END;
             $body$
@@ -615,6 +655,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     o inbox.inbox_ordering_config;
+    v_old text;
     v_table text := inbox.inbox_table(c);
     v_values jsonb := jsonb_build_object(
         'function', format('inbox.%I', 'claim_' || c.inbox_name),
@@ -627,12 +668,14 @@ BEGIN
     END IF;
     v_values := v_values || jsonb_build_object(
         'header', inbox.sql_template(inbox.generated_claim_header(), v_values),
-        'check_arguments', inbox.generated_claim_checks());
-    -- Before the byte budget the function had two arguments; that overload would make every call
-    -- with one or two arguments ambiguous. EXECUTE stays PUBLIC's, as for any new function.
-    IF to_regprocedure(format('inbox.%I(integer, integer[])', 'claim_' || c.inbox_name)) IS NOT NULL THEN
-        EXECUTE format('DROP FUNCTION inbox.%I(integer, integer[])', 'claim_' || c.inbox_name);
-    END IF;
+        'prelude', inbox.sql_template(inbox.generated_claim_prelude(), v_values));
+    -- Earlier versions had fewer arguments; such an overload would make calls with fewer arguments
+    -- ambiguous. EXECUTE stays PUBLIC's, as for any new function.
+    FOREACH v_old IN ARRAY ARRAY['integer, integer[]', 'integer, integer[], bigint'] LOOP
+        IF to_regprocedure(format('inbox.%I(%s)', 'claim_' || c.inbox_name, v_old)) IS NOT NULL THEN
+            EXECUTE format('DROP FUNCTION inbox.%I(%s)', 'claim_' || c.inbox_name, v_old);
+        END IF;
+    END LOOP;
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
     IF NOT FOUND THEN
         EXECUTE inbox.sql_template(inbox.plain_claim_template(), v_values);
@@ -798,7 +841,7 @@ BEGIN
     PERFORM inbox.replace_view(c, v_view, NULL)
     FROM unnest(ARRAY[p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name]) AS v_view;
     IF c.managed THEN
-        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[], bigint)', 'claim_' || p_name);
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[], bigint, boolean)', 'claim_' || p_name);
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text[], text[], text[], text[], jsonb[], text[])', 'send_' || p_name);
         IF p_cascade THEN
             EXECUTE format('DROP TABLE IF EXISTS %s', inbox.inbox_table(c));

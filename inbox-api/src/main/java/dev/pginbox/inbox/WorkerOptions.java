@@ -19,6 +19,10 @@ import java.util.Objects;
  *     ({@code pg_column_size}): the claim stops adding messages before the sum passes it, but
  *     always claims at least one, so a bigger payload is handled alone; {@link
  *     #NO_BATCH_BYTE_LIMIT} claims by count only
+ * @param lowerPriorityEvery with a priority map: every n-th batch a processor claims takes only
+ *     messages below the most urgent priority waiting (when any can be claimed), so those get at
+ *     least that share of the batches however many urgent messages keep coming; 0 (the default):
+ *     strict priority order
  */
 public record WorkerOptions(
     String inbox,
@@ -34,7 +38,8 @@ public record WorkerOptions(
     Duration reconnectInitialDelay,
     Duration reconnectMaxDelay,
     boolean retention,
-    long maxBatchBytes) {
+    long maxBatchBytes,
+    int lowerPriorityEvery) {
 
   public static final int DEFAULT_BATCH_SIZE = 100;
   public static final Duration DEFAULT_BATCH_TIMEOUT = Duration.ZERO;
@@ -71,6 +76,10 @@ public record WorkerOptions(
     requireNonNegative(shutdownGrace, "shutdownGrace", inbox);
     requirePositive(reconnectInitialDelay, "reconnectInitialDelay", inbox);
     requirePositive(reconnectMaxDelay, "reconnectMaxDelay", inbox);
+    if (lowerPriorityEvery < 0 || lowerPriorityEvery == 1) {
+      throw new InvalidInboxArgumentException(
+          "lowerPriorityEvery must be 0 (never) or at least 2, got " + lowerPriorityEvery, inbox);
+    }
     if (maxBatchBytes < 1) {
       throw new InvalidInboxArgumentException(
           "maxBatchBytes must be at least 1, got " + maxBatchBytes, inbox);
@@ -110,6 +119,7 @@ public record WorkerOptions(
     private Duration reconnectMaxDelay = DEFAULT_RECONNECT_MAX_DELAY;
     private boolean retention = true;
     private long maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
+    private int lowerPriorityEvery;
 
     private Builder(String inbox) {
       this.inbox = inbox;
@@ -185,6 +195,15 @@ public record WorkerOptions(
       return this;
     }
 
+    /**
+     * Every {@code n}-th batch of a processor goes to the messages below the most urgent priority
+     * waiting (0: never, the default; 1 would starve the top priority, so it is refused).
+     */
+    public Builder lowerPriorityEvery(int n) {
+      lowerPriorityEvery = n;
+      return this;
+    }
+
     public WorkerOptions build() {
       return new WorkerOptions(
           inbox,
@@ -200,7 +219,8 @@ public record WorkerOptions(
           reconnectInitialDelay,
           reconnectMaxDelay,
           retention,
-          maxBatchBytes);
+          maxBatchBytes,
+          lowerPriorityEvery);
     }
   }
 }

@@ -45,6 +45,9 @@ public final class Collector {
   /** The budget's wait happens before the claim, so it never counts against this. */
   private static final Duration PROCESSING_TIMEOUT = Duration.ofMinutes(5);
 
+  /** Activations' guaranteed share: at least one batch in four while they wait. */
+  static final int LOWER_PRIORITY_EVERY = 4;
+
   /** What the process talks to. */
   public record Io(Map<String, String> env, OutputStream stdout, PrintStream stderr, Clock clock) {}
 
@@ -186,6 +189,10 @@ public final class Collector {
             // claim keeps priority order per claim) and TokenOutput writes each batch's lines at
             // once.
             .concurrency(config.concurrency())
+            // Password recovery comes before activation (the priority map), but a flood of
+            // recoveries under a tight send budget must not hold activations back forever: every
+            // LOWER_PRIORITY_EVERY-th batch goes to them when they wait (docs/mailroom.md).
+            .lowerPriorityEvery(LOWER_PRIORITY_EVERY)
             // A slow reader (or SMTP server) can block a batch for a while: the watchdog must not
             // take a batch away (and send it twice) because its recipient is slow.
             .processingTimeout(PROCESSING_TIMEOUT)

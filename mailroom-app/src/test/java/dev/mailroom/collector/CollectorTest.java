@@ -163,6 +163,46 @@ class CollectorTest {
     assertThat(db.pending()).isZero();
   }
 
+  /**
+   * Password recovery (action 2) comes first, but 40 recoveries waiting ahead of 10 activations
+   * under a budget of one email per batch still leave activations one batch in four.
+   */
+  @Test
+  void a_flood_of_password_recoveries_leaves_activations_a_quarter_of_the_batches()
+      throws Exception {
+    MailroomDb db = MailroomDb.create("mailroom_share");
+    String[] active = new String[40];
+    for (int i = 0; i < active.length; i++) {
+      active[i] = "old" + i;
+    }
+    db.signUp(active);
+    db.execute(
+        "UPDATE public.accounts SET status = 'active'",
+        "UPDATE inbox.mailroom SET processed_at = now()");
+    for (String login : active) {
+      db.execute("SELECT mailroom.request_password_recovery('" + login + "')");
+    }
+    db.signUp("new0", "new1", "new2", "new3", "new4", "new5", "new6", "new7", "new8", "new9");
+    try (RunningCollector c =
+        RunningCollector.start(
+            RunningCollector.env(
+                db,
+                "MAILROOM_BATCH_LIMIT",
+                "1",
+                "MAILROOM_BATCH_TIMEOUT",
+                "0",
+                "MAILROOM_SEND_RATE",
+                "200"))) {
+      await().atMost(WAIT).until(() -> c.records().size() >= 20);
+      List<SenderProtocol.Parsed> first = c.records().subList(0, 20);
+      assertThat(first.stream().filter(r -> r.action() == '1')).hasSize(5);
+      assertThat(first.stream().filter(r -> r.action() == '2')).hasSize(15);
+      await().atMost(WAIT).until(() -> c.records().size() == 50);
+      assertThat(c.stop()).isZero();
+    }
+    assertThat(db.pending()).isZero();
+  }
+
   @Test
   void broken_stdout_rolls_back_and_exits_non_zero() throws Exception {
     MailroomDb db = MailroomDb.create("mailroom_broken");

@@ -117,6 +117,8 @@ public record InboxProperties(
    * @param partitions which partitions this worker claims
    * @param maxBatchBytes the most payload bytes one batch may hold (at least one message is always
    *     claimed)
+   * @param lowerPriorityEvery every n-th batch goes to the messages below the most urgent priority
+   *     waiting (0: strict priority)
    */
   public record Worker(
       @DefaultValue("true") boolean enabled,
@@ -128,7 +130,8 @@ public record InboxProperties(
       @DefaultValue("30s") Duration processingTimeout,
       @DefaultValue("10s") Duration shutdownGrace,
       @DefaultValue Partitions partitions,
-      @DefaultValue("16MB") DataSize maxBatchBytes) {
+      @DefaultValue("16MB") DataSize maxBatchBytes,
+      @DefaultValue("0") int lowerPriorityEvery) {
 
     static Worker defaults() {
       WorkerOptions o = WorkerOptions.builder("defaults").build();
@@ -147,7 +150,8 @@ public record InboxProperties(
               1,
               PartitionAssignment.Automatic.DEFAULT_PARTITIONS,
               PartitionAssignment.Automatic.DEFAULT_LEASE),
-          DataSize.ofBytes(o.maxBatchBytes()));
+          DataSize.ofBytes(o.maxBatchBytes()),
+          o.lowerPriorityEvery());
     }
 
     WorkerOptions options(String inbox) {
@@ -161,6 +165,7 @@ public record InboxProperties(
           .shutdownGrace(shutdownGrace)
           .partitions(partitions.assignment())
           .maxBatchBytes(maxBatchBytes.toBytes())
+          .lowerPriorityEvery(lowerPriorityEvery)
           .build();
     }
   }

@@ -46,6 +46,9 @@ final class BatchRunner {
   /** How long a timed-out batch's thread waits for its replacement to be done with the batch. */
   private final long releaseWaitNanos;
 
+  /** Batches this runner kept (claimed and not given back): every n-th skips the top priority. */
+  private long kept;
+
   /** The last connection's statements, kept while the boundary hands out the same connection. */
   private WorkerConnection statements;
 
@@ -118,6 +121,7 @@ final class BatchRunner {
       return BatchOutcome.empty();
     }
     attempt.messages = messages;
+    kept++;
     tracker.claimed(messages.size());
     DispatchReason reason =
         dispatched != null
@@ -250,6 +254,9 @@ final class BatchRunner {
     } else {
       ps.setLong(5, maxBytes);
     }
+    // Counted in kept batches: a claim given back (short of its minimum) keeps the turn.
+    int every = ctx.options().lowerPriorityEvery();
+    ps.setBoolean(6, every > 0 && (kept + 1) % every == 0);
     try (ResultSet rs = ps.executeQuery()) {
       return MessageRows.readAll(rs);
     }
