@@ -54,7 +54,7 @@ final class ConsumeScenario {
     }
   }
 
-  private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
+  static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
       throws Exception {
     db.execute("TRUNCATE inbox." + inbox);
     db.execute(("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
