@@ -14,26 +14,35 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Scenario 2: a backlog of pre-inserted messages drained by 1, 2 and 4 workers (each its own
- * {@link InboxWorker} with one processor, as separate processes would be) with a no-op batch
- * handler; plain, with priority, with per-aggregate ordering (1,000 aggregates) and with static
- * partitions (worker i of n).
+ * Scenario 2: a backlog of pre-inserted messages drained by 1, 2 and 4 workers (each its own {@link
+ * InboxWorker} with one processor, as separate processes would be) with a no-op batch handler;
+ * plain, with priority, with per-aggregate ordering (1,000 aggregates) and with static partitions
+ * (worker i of n).
  */
 final class ConsumeScenario {
 
-  enum Variant { PLAIN, PRIORITY, ORDERED, PARTITIONED }
+  enum Variant {
+    PLAIN,
+    PRIORITY,
+    ORDERED,
+    PARTITIONED
+  }
 
   static void run(Report report, int runs, double scale, List<Variant> variants, int[] batchSizes)
       throws Exception {
-    report.section("Consume: drain a backlog, no-op handler (messages/s, median of runs, min..max)",
-        "| variant | batch | workers | messages | messages/s |");
+    report.section(
+        "Consume: drain a backlog, no-op handler (messages/s, median of runs, min..max; "
+            + "claims from pg_stat_user_functions with track_functions = 'pl')",
+        "| variant | batch | workers | messages | messages/s | claims per run | messages per claim | ms per claim "
+            + "| load average after |");
     BenchDatabase db = BenchDatabase.create("consume");
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
     for (Variant variant : variants) {
       String inbox = "consume_" + variant.name().toLowerCase();
       manager.createInbox(inbox);
       if (variant == Variant.PRIORITY) {
-        manager.enablePriority(inbox, "event_type", java.util.Map.of("order.cancelled", 1, "order.placed", 2));
+        manager.enablePriority(
+            inbox, "event_type", java.util.Map.of("order.cancelled", 1, "order.placed", 2));
       }
       if (variant == Variant.ORDERED) {
         manager.enableOrdering(inbox);
@@ -42,24 +51,95 @@ final class ConsumeScenario {
         for (int workers : new int[] {1, 2, 4}) {
           int messages = (int) (scale * (batch == 1 ? 10_000 : batch == 10 ? 30_000 : 100_000));
           Measurements rate = new Measurements();
+          ClaimCalls claims = ClaimCalls.NONE;
           for (int run = -1; run < runs; run++) {
+            ClaimCalls before = ClaimCalls.read(db, inbox);
             double r = drain(db, inbox, variant, batch, workers, messages);
             if (run >= 0) {
               rate.add(r);
+              claims = claims.plus(ClaimCalls.read(db, inbox).minus(before));
             }
           }
-          report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages), rate.summary());
+          report.row(
+              variant.name().toLowerCase(),
+              batch,
+              workers,
+              String.format("%,d", messages),
+              rate.summary(),
+              claims.perRun(runs),
+              claims.messagesPerCall((long) messages * runs),
+              claims.msPerCall(),
+              Report.loadAverage());
         }
       }
     }
   }
 
-  private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
+  /**
+   * Calls of claim_&lt;inbox&gt; and the server time they took, from pg_stat_user_functions (zeros
+   * unless the server runs with track_functions = 'pl'): how many claims a drain took, how full
+   * they came back, and what one cost.
+   */
+  record ClaimCalls(long calls, double totalMs) {
+    static final ClaimCalls NONE = new ClaimCalls(0, 0);
+
+    static ClaimCalls read(BenchDatabase db, String inbox) {
+      // A worker's backend reports its counts when it exits, shortly after its connection closes.
+      ClaimCalls last = null;
+      for (int i = 0; i < 20; i++) {
+        ClaimCalls now =
+            db.jdbi.withHandle(
+                h ->
+                    h.createQuery(
+                            "SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(total_time), 0) AS ms "
+                                + "FROM pg_stat_user_functions WHERE schemaname = 'inbox' AND funcname = :f")
+                        .bind("f", "claim_" + inbox)
+                        .map((rs, ctx) -> new ClaimCalls(rs.getLong("calls"), rs.getDouble("ms")))
+                        .one());
+        if (now.equals(last)) {
+          return now;
+        }
+        last = now;
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return now;
+        }
+      }
+      return last;
+    }
+
+    ClaimCalls plus(ClaimCalls o) {
+      return new ClaimCalls(calls + o.calls, totalMs + o.totalMs);
+    }
+
+    ClaimCalls minus(ClaimCalls o) {
+      return new ClaimCalls(calls - o.calls, totalMs - o.totalMs);
+    }
+
+    String perRun(int runs) {
+      return calls == 0 ? "-" : String.format("%,d", calls / runs);
+    }
+
+    String messagesPerCall(long messages) {
+      return calls == 0 ? "-" : String.format("%.0f", (double) messages / calls);
+    }
+
+    String msPerCall() {
+      return calls == 0 ? "-" : String.format("%.1f", totalMs / calls);
+    }
+  }
+
+  private static double drain(
+      BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
       throws Exception {
     db.execute("TRUNCATE inbox." + inbox);
-    db.execute(("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
-        + "SELECT 'm' || g, CASE WHEN g %% 10 = 0 THEN 'order.cancelled' ELSE 'order.placed' END, 'bench', "
-        + "'agg-' || (g %% 1000), '%s' FROM generate_series(1, %d) g").formatted(inbox, Payloads.PAYLOAD, messages));
+    db.execute(
+        ("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
+                + "SELECT 'm' || g, CASE WHEN g %% 10 = 0 THEN 'order.cancelled' ELSE 'order.placed' END, 'bench', "
+                + "'agg-' || (g %% 1000), '%s' FROM generate_series(1, %d) g")
+            .formatted(inbox, Payloads.PAYLOAD, messages));
     db.execute("VACUUM ANALYZE inbox." + inbox);
     CountDownLatch drained = new CountDownLatch(1);
     AtomicLong handled = new AtomicLong();
@@ -67,28 +147,36 @@ final class ConsumeScenario {
     long begin = System.nanoTime();
     try {
       for (int w = 0; w < workers; w++) {
-        WorkerOptions options = WorkerOptions.builder(inbox)
-            .batchSize(batch)
-            .pollInterval(Duration.ofMillis(100))
-            .partitions(variant == Variant.PARTITIONED ? PartitionAssignment.of(w, workers) : PartitionAssignment.all())
-            .retention(false)
-            .build();
+        WorkerOptions options =
+            WorkerOptions.builder(inbox)
+                .batchSize(batch)
+                .pollInterval(Duration.ofMillis(100))
+                .partitions(
+                    variant == Variant.PARTITIONED
+                        ? PartitionAssignment.of(w, workers)
+                        : PartitionAssignment.all())
+                .retention(false)
+                .build();
         // Own connections, as a separate process would have (the pool is for producers).
-        InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(), options)
-            .batchHandler((claimed, tx) -> {
-              if (handled.addAndGet(claimed.size()) >= messages) {
-                drained.countDown();
-              }
-              return BatchResult.allProcessed();
-            })
-            .build();
+        InboxWorker worker =
+            PostgresInboxWorker.builder(db.database.dataSource(), options)
+                .batchHandler(
+                    (claimed, tx) -> {
+                      if (handled.addAndGet(claimed.size()) >= messages) {
+                        drained.countDown();
+                      }
+                      return BatchResult.allProcessed();
+                    })
+                .build();
         worker.start();
         started.add(worker);
       }
       if (!drained.await(10, TimeUnit.MINUTES)) {
-        throw new IllegalStateException("backlog not drained: " + handled.get() + " of " + messages);
+        throw new IllegalStateException(
+            "backlog not drained: " + handled.get() + " of " + messages);
       }
-      // The last batch's commit follows the handler; wait until every message is committed processed.
+      // The last batch's commit follows the handler; wait until every message is committed
+      // processed.
       while (db.count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") > 0) {
         Thread.onSpinWait();
       }

@@ -17,6 +17,16 @@ final class Report {
     this.file = file;
   }
 
+  /** The machine's load averages (1, 5, 15 minutes, from /proc/loadavg), or "unknown". */
+  static String loadAverage() {
+    try {
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).strip().split(" ");
+      return fields[0] + " " + fields[1] + " " + fields[2];
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
   void section(String title, String header) {
     line("");
     line("### " + title);
@@ -38,7 +48,11 @@ final class Report {
     out.flush();
     if (file != null) {
       try {
-        Files.writeString(file, text + System.lineSeparator(), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Files.writeString(
+            file,
+            text + System.lineSeparator(),
+            StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND);
       } catch (IOException e) {
         throw new IllegalStateException("cannot write " + file, e);
       }

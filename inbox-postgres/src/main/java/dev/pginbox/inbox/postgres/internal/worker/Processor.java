@@ -55,7 +55,11 @@ final class Processor implements Runnable {
     this.ownConnection = boundary == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox()) : null;
     this.runner =
         new BatchRunner(
-            ctx, boundary != null ? boundary : ownConnection, shared.suspects(), shared.recorder());
+            ctx,
+            boundary != null ? boundary : ownConnection,
+            shared.suspects(),
+            shared.recorder(),
+            true);
     this.backoff =
         new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
     this.claimLimit = ctx.options().batchSize();
@@ -100,12 +104,16 @@ final class Processor implements Runnable {
       ctx.permits().release(granted - outcome.claimed());
     }
     switch (outcome.kind()) {
-      case EMPTY, COMMITTED -> {
+      case EMPTY, COMMITTED, HEAD_RELEASED -> {
         backoff.reset();
         claimLimit = Math.min(ctx.options().batchSize(), claimLimit * 2);
         ctx.events().primaryReached();
         ctx.events().recovered("processor");
-        shared.queue().done(order, outcome.claimed(), false);
+        if (outcome.kind() == BatchOutcome.Kind.HEAD_RELEASED) {
+          shared.queue().headReleased(order);
+        } else {
+          shared.queue().done(order, outcome.claimed(), false);
+        }
       }
       case OUT_OF_MEMORY -> {
         // A batch too big to read: smaller claims until one fits (down to one message); after
