@@ -49,30 +49,39 @@ public final class BenchmarkMain {
     report.line("Client: " + Runtime.getRuntime().availableProcessors() + " cores, Java "
         + System.getProperty("java.version") + ", runs=" + runs + ", scale=" + scale);
     for (String scenario : scenarios) {
-      switch (scenario) {
-        case "produce" -> ProduceScenario.run(report, runs, scale, false);
-        case "produce-as-producer" -> ProduceScenario.run(report, runs, scale, true);
-        case "consume" -> {
-          ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PLAIN), new int[] {1, 10, 100, 1000});
-          ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PRIORITY,
-              ConsumeScenario.Variant.ORDERED, ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
-        }
-        case "consume-plain" -> ConsumeScenario.run(report, runs, scale,
-            List.of(ConsumeScenario.Variant.PLAIN), new int[] {100, 1000});
-        case "consume-ordered" -> ConsumeScenario.run(report, runs, scale,
-            List.of(ConsumeScenario.Variant.ORDERED), new int[] {100, 1000});
-        case "consume-partitioned" -> ConsumeScenario.run(report, runs, scale,
-            List.of(ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
-        case "e2e" -> EndToEndScenario.run(report, scale);
-        case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
-        case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);
-        case "delivery" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, true);
-        case "delivery-budget" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, false);
-        case "operator" -> OperatorFunctionsScenario.run(report, scale < 1 ? new int[] {10_000, 100_000}
-            : new int[] {10_000, 1_000_000});
-        default -> throw new IllegalArgumentException("unknown scenario " + scenario);
+      try (LoadAverage load = LoadAverage.during()) {
+        runScenario(scenario, report, runs, scale, mailroomJar, mailroomDist, collectorFlags);
+        report.line("");
+        report.line("Load during " + scenario + ": " + load.summary());
       }
     }
     System.exit(0);
+  }
+
+  private static void runScenario(String scenario, Report report, int runs, double scale,
+      Path mailroomJar, Path mailroomDist, List<String> collectorFlags) throws Exception {
+    switch (scenario) {
+      case "produce" -> ProduceScenario.run(report, runs, scale, false);
+      case "produce-as-producer" -> ProduceScenario.run(report, runs, scale, true);
+      case "consume" -> {
+        ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PLAIN), new int[] {1, 10, 100, 1000});
+        ConsumeScenario.run(report, runs, scale, List.of(ConsumeScenario.Variant.PRIORITY,
+            ConsumeScenario.Variant.ORDERED, ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
+      }
+      case "consume-plain" -> ConsumeScenario.run(report, runs, scale,
+          List.of(ConsumeScenario.Variant.PLAIN), new int[] {100, 1000});
+      case "consume-ordered" -> ConsumeScenario.run(report, runs, scale,
+          List.of(ConsumeScenario.Variant.ORDERED), new int[] {100, 1000});
+      case "consume-partitioned" -> ConsumeScenario.run(report, runs, scale,
+          List.of(ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
+      case "e2e" -> EndToEndScenario.run(report, scale);
+      case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
+      case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);
+      case "delivery" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, true);
+      case "delivery-budget" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, false);
+      case "operator" -> OperatorFunctionsScenario.run(report, scale < 1 ? new int[] {10_000, 100_000}
+          : new int[] {10_000, 1_000_000});
+      default -> throw new IllegalArgumentException("unknown scenario " + scenario);
+    }
   }
 }

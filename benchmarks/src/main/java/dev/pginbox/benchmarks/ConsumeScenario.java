@@ -69,7 +69,7 @@ final class ConsumeScenario {
               claims.perRun(runs),
               claims.messagesPerCall((long) messages * runs),
               claims.msPerCall(),
-              Report.loadAverage());
+              LoadAverage.now());
         }
       }
     }

@@ -26,7 +26,7 @@ final class FootprintScenario {
       throw new IllegalStateException(launcher + " is missing: build it with ./mvnw -q package -DskipTests");
     }
     List<String> command = List.of(launcher.toString());
-    report.section("Mailroom distribution (" + launcher + "), load average before: " + Report.loadAverage(),
+    report.section("Mailroom distribution (" + launcher + "), load average before: " + LoadAverage.now(),
         "| measure | median (min..max) |");
 
     BenchDatabase db = BenchDatabase.create("footprint");
@@ -82,7 +82,7 @@ final class FootprintScenario {
     report.row(String.format(Locale.ROOT, "peak RSS draining %,d tokens, MiB", tokens), peak.summary());
     report.row("RSS idle 10 s after the drain, MiB", idleAfter.summary());
     report.row("drain after the commit (first drain of a fresh collector), tokens/s", drain.summary());
-    report.line("Load average after: " + Report.loadAverage());
+    report.line("Load average after: " + LoadAverage.now());
   }
 
   private static Map<String, String> environment(BenchDatabase db, Path distribution) throws Exception {

@@ -17,16 +17,6 @@ final class Report {
     this.file = file;
   }
 
-  /** The machine's load averages (1, 5, 15 minutes, from /proc/loadavg), or "unknown". */
-  static String loadAverage() {
-    try {
-      String[] fields = Files.readString(Path.of("/proc/loadavg")).strip().split(" ");
-      return fields[0] + " " + fields[1] + " " + fields[2];
-    } catch (IOException | RuntimeException e) {
-      return "unknown";
-    }
-  }
-
   void section(String title, String header) {
     line("");
     line("### " + title);

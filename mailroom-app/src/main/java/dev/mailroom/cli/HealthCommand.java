@@ -23,11 +23,14 @@ final class HealthCommand extends OperatorCommand {
             .add("inbox", health.inbox())
             .add("status", health.status().name().toLowerCase(Locale.ROOT))
             .add("pending_count", health.pendingCount())
+            .add("pending_count_exact", health.pendingCountExact())
             .add("dlq_count", health.dlqCount())
+            .add("dlq_count_exact", health.dlqCountExact())
             .add("oldest_pending_age_seconds", health.oldestPendingAgeSeconds())
             .add("throughput_per_minute", health.throughputPerMinute())
             .add("processing_count", health.processingCount())
             .add("blocked_aggregates", health.blockedAggregates())
+            .add("blocked_aggregates_exact", health.blockedAggregatesExact())
             .add("worst_partition_lag_seconds", health.worstPartitionLagSeconds())
             .toString());
     return health.status() == HealthStatus.CRITICAL ? 1 : 0;

@@ -21,6 +21,11 @@ public final class JsonObject {
     return this;
   }
 
+  public JsonObject add(String name, boolean value) {
+    members.add(quote(name) + ": " + value);
+    return this;
+  }
+
   @Override
   public String toString() {
     return members.isEmpty() ? "{}" : "{\n    " + String.join(",\n    ", members) + "\n}";

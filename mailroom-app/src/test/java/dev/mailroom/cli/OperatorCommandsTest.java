@@ -71,7 +71,17 @@ class OperatorCommandsTest {
     assertThat(out())
         .contains("\"inbox\": \"mailroom\"")
         .contains("\"pending_count\": 2")
+        .contains("\"pending_count_exact\": true")
+        .contains("\"dlq_count_exact\": true")
+        .contains("\"blocked_aggregates_exact\": true")
         .contains("\"status\": ");
+    // Thresholds of 0: counting stops at 1, so the two waiting tokens are an estimate.
+    db.execute(
+        "UPDATE inbox.inbox_config SET degraded_pending = 0, critical_pending = 0 WHERE inbox_name = 'mailroom'");
+    assertThat(run(env, "health")).as(err.toString()).isEqualTo(1);
+    assertThat(out()).contains("\"pending_count_exact\": false");
+    db.execute(
+        "UPDATE inbox.inbox_config SET degraded_pending = 10000, critical_pending = 100000 WHERE inbox_name = 'mailroom'");
     assertThat(run(env, "status")).as(err.toString()).isZero();
     assertThat(out()).contains("mailroom");
 

@@ -38,10 +38,10 @@ final class Pages {
           List.of(
               link("/inbox/" + enc(name), name),
               Html.badge(h.status().name()),
-              num(h.pendingCount()),
+              estimate(h.pendingCount(), h.pendingCountExact()),
               num(h.processingCount()),
-              num(h.dlqCount()),
-              num(h.blockedAggregates()),
+              estimate(h.dlqCount(), h.dlqCountExact()),
+              atLeast(h.blockedAggregates(), h.blockedAggregatesExact()),
               h.worstPartitionLagSeconds() + " s",
               Html.chart(inbox.operations().throughput(60))));
     }
@@ -72,13 +72,13 @@ final class Pages {
       body.append("<p class=\"flash\">").append(esc(done)).append("</p>");
     }
     body.append("<p class=\"summary\">")
-        .append(num(h.pendingCount()))
+        .append(estimate(h.pendingCount(), h.pendingCountExact()))
         .append(" waiting · ")
         .append(num(h.processingCount()))
         .append(" processing · ")
-        .append(num(h.dlqCount()))
+        .append(estimate(h.dlqCount(), h.dlqCountExact()))
         .append(" dead · ")
-        .append(num(h.blockedAggregates()))
+        .append(atLeast(h.blockedAggregates(), h.blockedAggregatesExact()))
         .append(" blocked aggregates · oldest waiting ")
         .append(h.oldestPendingAgeSeconds())
         .append(" s · ")
@@ -215,6 +215,16 @@ final class Pages {
 
   static String num(long n) {
     return String.format(java.util.Locale.ROOT, "%,d", n);
+  }
+
+  /** A count that is the planner's estimate when not exact: "~12,345". */
+  static String estimate(long n, boolean exact) {
+    return (exact ? "" : "~") + num(n);
+  }
+
+  /** A count that is a lower bound when not exact: "≥10,000". */
+  static String atLeast(long n, boolean exact) {
+    return (exact ? "" : "≥") + num(n);
   }
 
   static String shorten(String s) {

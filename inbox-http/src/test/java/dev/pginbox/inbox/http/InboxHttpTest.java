@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.NewMessage;
 import dev.pginbox.inbox.Outcome;
@@ -80,6 +81,31 @@ class InboxHttpTest extends HttpTestSupport {
       HttpResponse<String> down = get(base + "/health/ready");
       assertThat(down.statusCode()).isEqualTo(503);
       assertThat(down.body()).contains("not running");
+    }
+  }
+
+  @Test
+  void health_says_which_counts_are_estimates_in_json_and_on_the_console() throws Exception {
+    // Counting stops at the critical threshold + 1 (here 2): three waiting are not counted exactly,
+    // the planner's estimate (never less than 2) is reported instead.
+    PostgresInbox capped =
+        manager.createInbox(
+            "capped", InboxOptions.builder().degradedAt(60, 1).criticalAt(120, 1).build());
+    for (int i = 0; i < 3; i++) {
+      capped.send(NewMessage.of("c" + i, "t", "a" + i, null));
+    }
+    sql("ANALYZE inbox.capped");
+    long estimate = capped.health().pendingCount();
+    try (InboxHttp.Running server = InboxHttp.builder(manager).build().start(loopback())) {
+      String base = "http://127.0.0.1:" + server.address().getPort();
+      assertThat(get(base + "/api/inboxes/capped/health").body())
+          .contains("\"pendingCountExact\" : false")
+          .contains("\"dlqCountExact\" : true");
+      assertThat(get(base + "/api/inboxes/orders/health").body())
+          .contains("\"pendingCount\" : 3")
+          .contains("\"pendingCountExact\" : true");
+      assertThat(get(base + "/inbox/capped").body()).contains(">~" + estimate + " waiting");
+      assertThat(get(base + "/inbox/orders").body()).contains(">3 waiting");
     }
   }
 

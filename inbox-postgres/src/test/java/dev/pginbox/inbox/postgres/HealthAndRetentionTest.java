@@ -68,6 +68,48 @@ class HealthAndRetentionTest extends InboxTestSupport {
   }
 
   @Test
+  void the_java_health_says_which_counts_are_estimates() {
+    InboxHealth exact = inboxWith("h_java_exact", 10).health();
+    assertThat(exact.pendingCount()).isEqualTo(10);
+    assertThat(exact.pendingCountExact()).isTrue();
+    assertThat(exact.dlqCountExact()).isTrue();
+    assertThat(exact.blockedAggregatesExact()).isTrue();
+
+    // Counting stops at the critical threshold + 1: the count is flagged, not passed off as exact.
+    PostgresInbox capped = inboxWith("h_java_capped", 11);
+    assertThat(capped.health().pendingCountExact()).isFalse();
+    assertThat(capped.health().pendingCount()).isGreaterThanOrEqualTo(11);
+
+    // Far above it by the statistics: the planner's estimate, flagged the same way.
+    PostgresInbox estimated = inboxWith("h_java_estimated", 40);
+    sql("ANALYZE inbox.h_java_estimated");
+    InboxHealth health = estimated.health();
+    assertThat(health.pendingCountExact()).isFalse();
+    assertThat(health.status()).isEqualTo(HealthStatus.CRITICAL);
+    assertThat(health.dlqCountExact()).isTrue();
+
+    // Back under the threshold the count is exact again.
+    IntStream.range(0, 35).forEach(i -> estimated.markProcessed("h_java_estimated" + i));
+    assertThat(estimated.health().pendingCount()).isEqualTo(5);
+    assertThat(estimated.health().pendingCountExact()).isTrue();
+  }
+
+  @Test
+  void the_java_health_flags_an_estimated_dead_letter_count() {
+    // Dead letters are counted up to max(degraded_dlq, 10,000): one more is an estimate.
+    PostgresInbox inbox = manager.createInbox("h_java_dlq", THRESHOLDS);
+    sql(
+        "INSERT INTO inbox.h_java_dlq (event_id, event_type, retry_count) "
+            + "SELECT 'd' || i, 't', 2 FROM generate_series(1, 10001) i");
+    InboxHealth health = inbox.health();
+    assertThat(health.dlqCountExact()).isFalse();
+    assertThat(health.dlqCount()).isGreaterThanOrEqualTo(10_001);
+    sql("DELETE FROM inbox.h_java_dlq WHERE event_id = 'd1'");
+    assertThat(inbox.health().dlqCount()).isEqualTo(10_000);
+    assertThat(inbox.health().dlqCountExact()).isTrue();
+  }
+
+  @Test
   void status_follows_the_age_of_the_oldest_pending_message() {
     PostgresInbox inbox = inboxWith("h_age", 1);
     sql("UPDATE inbox.h_age SET received_at = now() - interval '20 seconds'");
@@ -81,7 +123,8 @@ class HealthAndRetentionTest extends InboxTestSupport {
     // a processed old message does not count
     inbox.markProcessed("h_age0");
     assertThat(inbox.health())
-        .isEqualTo(new InboxHealth("h_age", 0, 0, 0, 1, HealthStatus.HEALTHY, 0, 0, 0));
+        .isEqualTo(
+            new InboxHealth("h_age", 0, 0, 0, 1, HealthStatus.HEALTHY, 0, 0, 0, true, true, true));
   }
 
   @Test

@@ -58,7 +58,9 @@ final class InboxHealthContributor implements CompositeHealthContributor {
     return builder
         .withDetail("inbox_status", h.status().name().toLowerCase(java.util.Locale.ROOT))
         .withDetail("pending_count", h.pendingCount())
+        .withDetail("pending_count_exact", h.pendingCountExact())
         .withDetail("dlq_count", h.dlqCount())
+        .withDetail("dlq_count_exact", h.dlqCountExact())
         .withDetail("oldest_pending_age_seconds", h.oldestPendingAgeSeconds())
         .withDetail("throughput_per_minute", h.throughputPerMinute())
         .build();

@@ -40,7 +40,16 @@ class ActuatorAndMetricsTest extends SpringInboxTest {
     assertThat(degraded.getDetails())
         .containsEntry("inbox_status", "degraded")
         .containsEntry("pending_count", 20_000L)
-        .containsEntry("dlq_count", 1L);
+        .containsEntry("pending_count_exact", true)
+        .containsEntry("dlq_count", 1L)
+        .containsEntry("dlq_count_exact", true);
+    Health estimated =
+        InboxHealthContributor.health(
+            new InboxHealth(
+                "a", 20_000, 1, 40, 5, HealthStatus.DEGRADED, 0, 0, 0, false, true, true));
+    assertThat(estimated.getDetails())
+        .containsEntry("pending_count_exact", false)
+        .containsEntry("dlq_count_exact", true);
     assertThat(
             InboxHealthContributor.health(new InboxHealth("a", 0, 0, 500, 0, HealthStatus.CRITICAL))
                 .getStatus())

@@ -35,7 +35,10 @@ public final class InboxStatements {
         healthStatus(n.path("status").asText()),
         n.path("blocked_aggregates").asLong(),
         n.path("worst_partition_lag_seconds").asLong(),
-        n.path("processing_count").asLong());
+        n.path("processing_count").asLong(),
+        exact(n, "pending_count_exact"),
+        exact(n, "dlq_count_exact"),
+        exact(n, "blocked_aggregates_exact"));
   }
 
   public static InboxStatus status(String json) {
@@ -62,6 +65,11 @@ public final class InboxStatements {
         n.path("stripped_processed").asLong(),
         n.path("deleted_dead").asLong(),
         n.path("more").asBoolean());
+  }
+
+  /** A missing flag (a schema older than the flag) means the count was exact, as it then was. */
+  private static boolean exact(JsonNode n, String field) {
+    return n.path(field).asBoolean(true);
   }
 
   private static HealthStatus healthStatus(String value) {
