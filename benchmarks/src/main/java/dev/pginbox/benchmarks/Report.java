@@ -38,11 +38,7 @@ final class Report {
     out.flush();
     if (file != null) {
       try {
-        Files.writeString(
-            file,
-            text + System.lineSeparator(),
-            StandardOpenOption.CREATE,
-            StandardOpenOption.APPEND);
+        Files.writeString(file, text + System.lineSeparator(), StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       } catch (IOException e) {
         throw new IllegalStateException("cannot write " + file, e);
       }
