@@ -14,24 +14,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Scenario 2: a backlog of pre-inserted messages drained by 1, 2 and 4 workers (each its own {@link
- * InboxWorker} with one processor, as separate processes would be) with a no-op batch handler;
- * plain, with priority, with per-aggregate ordering (1,000 aggregates) and with static partitions
- * (worker i of n).
+ * Scenario 2: a backlog of pre-inserted messages drained by 1, 2 and 4 workers (each its own
+ * {@link InboxWorker} with one processor, as separate processes would be) with a no-op batch
+ * handler; plain, with priority, with per-aggregate ordering (1,000 aggregates) and with static
+ * partitions (worker i of n).
  */
 final class ConsumeScenario {
 
-  enum Variant {
-    PLAIN,
-    PRIORITY,
-    ORDERED,
-    PARTITIONED
-  }
+  enum Variant { PLAIN, PRIORITY, ORDERED, PARTITIONED }
 
   static void run(Report report, int runs, double scale, List<Variant> variants, int[] batchSizes)
       throws Exception {
-    report.section(
-        "Consume: drain a backlog, no-op handler (messages/s, median of runs, min..max; "
+    report.section("Consume: drain a backlog, no-op handler (messages/s, median of runs, min..max; "
             + "claims from pg_stat_user_functions with track_functions = 'pl')",
         "| variant | batch | workers | messages | messages/s | claims per run | messages per claim | ms per claim "
             + "| load average after |");
@@ -41,8 +35,7 @@ final class ConsumeScenario {
       String inbox = "consume_" + variant.name().toLowerCase();
       manager.createInbox(inbox);
       if (variant == Variant.PRIORITY) {
-        manager.enablePriority(
-            inbox, "event_type", java.util.Map.of("order.cancelled", 1, "order.placed", 2));
+        manager.enablePriority(inbox, "event_type", java.util.Map.of("order.cancelled", 1, "order.placed", 2));
       }
       if (variant == Variant.ORDERED) {
         manager.enableOrdering(inbox);
@@ -60,16 +53,8 @@ final class ConsumeScenario {
               claims = claims.plus(ClaimCalls.read(db, inbox).minus(before));
             }
           }
-          report.row(
-              variant.name().toLowerCase(),
-              batch,
-              workers,
-              String.format("%,d", messages),
-              rate.summary(),
-              claims.perRun(runs),
-              claims.messagesPerCall((long) messages * runs),
-              claims.msPerCall(),
-              LoadAverage.now());
+          report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages), rate.summary(),
+              claims.perRun(runs), claims.messagesPerCall((long) messages * runs), claims.msPerCall(), LoadAverage.now());
         }
       }
     }
@@ -87,15 +72,12 @@ final class ConsumeScenario {
       // A worker's backend reports its counts when it exits, shortly after its connection closes.
       ClaimCalls last = null;
       for (int i = 0; i < 20; i++) {
-        ClaimCalls now =
-            db.jdbi.withHandle(
-                h ->
-                    h.createQuery(
-                            "SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(total_time), 0) AS ms "
-                                + "FROM pg_stat_user_functions WHERE schemaname = 'inbox' AND funcname = :f")
-                        .bind("f", "claim_" + inbox)
-                        .map((rs, ctx) -> new ClaimCalls(rs.getLong("calls"), rs.getDouble("ms")))
-                        .one());
+        ClaimCalls now = db.jdbi.withHandle(h -> h.createQuery(
+                "SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(total_time), 0) AS ms "
+                    + "FROM pg_stat_user_functions WHERE schemaname = 'inbox' AND funcname = :f")
+            .bind("f", "claim_" + inbox)
+            .map((rs, ctx) -> new ClaimCalls(rs.getLong("calls"), rs.getDouble("ms")))
+            .one());
         if (now.equals(last)) {
           return now;
         }
@@ -131,15 +113,56 @@ final class ConsumeScenario {
     }
   }
 
-  private static double drain(
-      BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
+  /**
+   * The claim's byte budget (WorkerOptions.maxBatchBytes) on and off, interleaved run by run (off,
+   * on, on, off, ...) so that both see the same machine load: the default budget, which never binds
+   * on these ~100-byte payloads, against NO_BATCH_BYTE_LIMIT (the claim without the running sum).
+   */
+  static void runBudget(Report report, int runs, double scale) throws Exception {
+    report.section("Consume with the byte budget off and on, interleaved (messages/s, median of runs, min..max)",
+        "| variant | batch | workers | messages | budget off | budget on (16 MiB) | on / off |");
+    BenchDatabase db = BenchDatabase.create("consume_budget");
+    PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
+    for (Variant variant : List.of(Variant.PLAIN, Variant.ORDERED)) {
+      String inbox = "budget_" + variant.name().toLowerCase();
+      manager.createInbox(inbox);
+      if (variant == Variant.ORDERED) {
+        manager.enableOrdering(inbox);
+      }
+      for (int batch : new int[] {100, 1000}) {
+        for (int workers : new int[] {1, 2}) {
+          int messages = (int) (scale * 100_000);
+          Measurements off = new Measurements();
+          Measurements on = new Measurements();
+          for (int run = -1; run < runs; run++) {
+            boolean offFirst = run % 2 == 0;
+            double first = drain(db, inbox, variant, batch, workers, messages,
+                offFirst ? WorkerOptions.NO_BATCH_BYTE_LIMIT : WorkerOptions.DEFAULT_MAX_BATCH_BYTES);
+            double second = drain(db, inbox, variant, batch, workers, messages,
+                offFirst ? WorkerOptions.DEFAULT_MAX_BATCH_BYTES : WorkerOptions.NO_BATCH_BYTE_LIMIT);
+            if (run >= 0) {
+              off.add(offFirst ? first : second);
+              on.add(offFirst ? second : first);
+            }
+          }
+          report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages),
+              off.summary(), on.summary(), String.format("%.3f", on.median() / off.median()));
+        }
+      }
+    }
+  }
+
+  private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
       throws Exception {
+    return drain(db, inbox, variant, batch, workers, messages, WorkerOptions.DEFAULT_MAX_BATCH_BYTES);
+  }
+
+  private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages,
+      long maxBatchBytes) throws Exception {
     db.execute("TRUNCATE inbox." + inbox);
-    db.execute(
-        ("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
-                + "SELECT 'm' || g, CASE WHEN g %% 10 = 0 THEN 'order.cancelled' ELSE 'order.placed' END, 'bench', "
-                + "'agg-' || (g %% 1000), '%s' FROM generate_series(1, %d) g")
-            .formatted(inbox, Payloads.PAYLOAD, messages));
+    db.execute(("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
+        + "SELECT 'm' || g, CASE WHEN g %% 10 = 0 THEN 'order.cancelled' ELSE 'order.placed' END, 'bench', "
+        + "'agg-' || (g %% 1000), '%s' FROM generate_series(1, %d) g").formatted(inbox, Payloads.PAYLOAD, messages));
     db.execute("VACUUM ANALYZE inbox." + inbox);
     CountDownLatch drained = new CountDownLatch(1);
     AtomicLong handled = new AtomicLong();
@@ -147,36 +170,29 @@ final class ConsumeScenario {
     long begin = System.nanoTime();
     try {
       for (int w = 0; w < workers; w++) {
-        WorkerOptions options =
-            WorkerOptions.builder(inbox)
-                .batchSize(batch)
-                .pollInterval(Duration.ofMillis(100))
-                .partitions(
-                    variant == Variant.PARTITIONED
-                        ? PartitionAssignment.of(w, workers)
-                        : PartitionAssignment.all())
-                .retention(false)
-                .build();
+        WorkerOptions options = WorkerOptions.builder(inbox)
+            .batchSize(batch)
+            .pollInterval(Duration.ofMillis(100))
+            .partitions(variant == Variant.PARTITIONED ? PartitionAssignment.of(w, workers) : PartitionAssignment.all())
+            .retention(false)
+            .maxBatchBytes(maxBatchBytes)
+            .build();
         // Own connections, as a separate process would have (the pool is for producers).
-        InboxWorker worker =
-            PostgresInboxWorker.builder(db.database.dataSource(), options)
-                .batchHandler(
-                    (claimed, tx) -> {
-                      if (handled.addAndGet(claimed.size()) >= messages) {
-                        drained.countDown();
-                      }
-                      return BatchResult.allProcessed();
-                    })
-                .build();
+        InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(), options)
+            .batchHandler((claimed, tx) -> {
+              if (handled.addAndGet(claimed.size()) >= messages) {
+                drained.countDown();
+              }
+              return BatchResult.allProcessed();
+            })
+            .build();
         worker.start();
         started.add(worker);
       }
       if (!drained.await(10, TimeUnit.MINUTES)) {
-        throw new IllegalStateException(
-            "backlog not drained: " + handled.get() + " of " + messages);
+        throw new IllegalStateException("backlog not drained: " + handled.get() + " of " + messages);
       }
-      // The last batch's commit follows the handler; wait until every message is committed
-      // processed.
+      // The last batch's commit follows the handler; wait until every message is committed processed.
       while (db.count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") > 0) {
         Thread.onSpinWait();
       }
