@@ -819,7 +819,7 @@ BEGIN
         END IF;
     ELSE
         -- Everything tracking added, and nothing else: the table is left as it was before.
-        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[])', 'claim_' || p_name);
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[], bigint, boolean)', 'claim_' || p_name);
         IF c.notify_trigger AND to_regclass(inbox.inbox_table(c)) IS NOT NULL THEN
             EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', p_name || '_notify', inbox.inbox_table(c));
         END IF;
