@@ -257,6 +257,27 @@ BEGIN
 END;
 $$;
 
+-- With ordering, the condition (over alias m, starting with AND) that a tracked table's message is
+-- the head of its aggregate: no unprocessed message of the aggregate, dead and backing-off ones
+-- included (as in a managed inbox), comes before it by (sequence, id). Empty without ordering.
+CREATE OR REPLACE FUNCTION inbox.tracked_head_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    o inbox.inbox_ordering_config;
+BEGIN
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
+    IF NOT FOUND THEN
+        RETURN '';
+    END IF;
+    RETURN format('AND (m.%1$I IS NULL OR NOT EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = m.%1$I'
+                  ' AND e.%3$I IS NULL AND (e.%4$I, e.%5$I) < (m.%4$I, m.%5$I)))',
+        o.aggregate_column, inbox.inbox_table(c), c.processed_at_column, o.sequence_column, c.id_column);
+END;
+$$;
+
 -- claim_<name> of a tracked table: the same contract as a managed inbox's (SKIP LOCKED, marks
 -- processed_at in the caller's transaction, priority then arrival order, p_buckets, only the head
 -- of each aggregate with ordering), returning rows in the managed layout (tracked_row_sql). The
@@ -272,21 +293,20 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    o inbox.inbox_ordering_config;
     v_table text := inbox.inbox_table(c);
     v_key text := CASE WHEN (SELECT r.relkind FROM pg_class r WHERE r.oid = v_table::regclass) = 'p'
                        THEN format('%I', c.id_column) ELSE 'ctid' END;
-    v_head text := '';
 BEGIN
-    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
-    IF FOUND THEN
-        -- Dead and backing-off messages block their aggregate too, as in a managed inbox.
-        v_head := format('AND (m.%1$I IS NULL OR NOT EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = m.%1$I'
-                         ' AND e.%3$I IS NULL AND (e.%4$I, e.%5$I) < (m.%4$I, m.%5$I)))',
-            o.aggregate_column, v_table, c.processed_at_column, o.sequence_column, c.id_column);
+    -- The signature of a managed inbox's claim, so the worker calls both alike; the byte budget and
+    -- the skip-top turn are not applied to tracked tables (docs/consuming.md). An overload with
+    -- fewer arguments would make calls ambiguous.
+    IF to_regprocedure(format('inbox.%I(integer, integer[])', 'claim_' || c.inbox_name)) IS NOT NULL THEN
+        EXECUTE format('DROP FUNCTION inbox.%I(integer, integer[])', 'claim_' || c.inbox_name);
     END IF;
     EXECUTE inbox.sql_template($t$
-        CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL)
+        CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL,
+                                                p_max_bytes bigint DEFAULT NULL,
+                                                p_skip_top_priority boolean DEFAULT false)
         RETURNS TABLE (event_id text, event_type text, source text, aggregate_id text, payload jsonb,
                        received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
                        trace_id text, seq bigint, priority integer, bucket integer)
@@ -327,7 +347,7 @@ BEGIN
             'processed_at', format('%I', c.processed_at_column),
             'claimable', inbox.tracked_claimable_sql(c),
             'bucket', inbox.tracked_bucket_sql(c),
-            'head', v_head,
+            'head', inbox.tracked_head_sql(c),
             'claim_order', inbox.queue_order_sql(c),
             'row', inbox.tracked_row_sql(c)));
 END;
@@ -375,9 +395,10 @@ BEGIN
 END;
 $$;
 
--- Replays a tracked table's dead letters selected by p_selector (over alias m; $1 ids, $2 type):
--- retry count 0 and due at once. Returns how many.
-CREATE OR REPLACE FUNCTION inbox.tracked_replay(c inbox.inbox_config, p_selector text, p_event_ids text[], p_event_type text)
+-- Replays a tracked table's dead letters selected by p_selector (over alias m; $1 ids, $2 type,
+-- $3 error group): retry count 0 and due at once. Returns how many.
+CREATE OR REPLACE FUNCTION inbox.tracked_replay(c inbox.inbox_config, p_selector text, p_event_ids text[],
+                                                p_event_type text, p_error text DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -387,7 +408,7 @@ DECLARE
 BEGIN
     EXECUTE format('SELECT coalesce(array_agg(m.%I::text), ''{}'') FROM (SELECT m.%I FROM %s m WHERE %s AND %s FOR UPDATE OF m) m',
         c.id_column, c.id_column, inbox.inbox_table(c), p_selector, inbox.state_predicate(c, 'dead'))
-        INTO v_ids USING p_event_ids, p_event_type;
+        INTO v_ids USING p_event_ids, p_event_type, p_error;
     IF c.retry_count_column IS NOT NULL THEN
         EXECUTE format('UPDATE %s m SET %I = 0 WHERE m.%I = ANY ($1::%s[])',
             inbox.inbox_table(c), c.retry_count_column, c.id_column, inbox.id_type(c)) USING v_ids;

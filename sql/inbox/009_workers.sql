@@ -112,11 +112,10 @@ DECLARE
     v_count integer;
 BEGIN
     IF NOT c.managed THEN
-        -- What claim_<name> would take, ordering aside (a count that can only be too high costs
-        -- one claim that comes back short).
+        -- What claim_<name> would take: the same conditions, heads only with ordering.
         EXECUTE format($q$SELECT count(*)::integer FROM (
-                SELECT 1 FROM %s m WHERE %s AND ($2 IS NULL OR get_bit($2, %s) = 1) LIMIT $1) s$q$,
-            v_table, inbox.tracked_claimable_sql(c), inbox.tracked_bucket_sql(c))
+                SELECT 1 FROM %s m WHERE %s AND ($2 IS NULL OR get_bit($2, %s) = 1) %s LIMIT $1) s$q$,
+            v_table, inbox.tracked_claimable_sql(c), inbox.tracked_bucket_sql(c), inbox.tracked_head_sql(c))
             INTO v_count
             USING p_limit, inbox.inbox_bucket_mask(p_buckets);
         RETURN v_count;
