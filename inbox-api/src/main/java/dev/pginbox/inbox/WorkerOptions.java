@@ -15,6 +15,10 @@ import java.util.Objects;
  * @param concurrency batches handled at once by this worker (threads, each with its own connection)
  * @param processingTimeout a batch whose handler runs longer is rolled back and counts as failed
  * @param shutdownGrace how long {@link InboxWorker#stop()} lets in-flight batches finish
+ * @param maxBatchBytes the most payload bytes one batch may hold, counted as PostgreSQL stores them
+ *     ({@code pg_column_size}): the claim stops adding messages before the sum passes it, but
+ *     always claims at least one, so a bigger payload is handled alone; {@link
+ *     #NO_BATCH_BYTE_LIMIT} claims by count only
  */
 public record WorkerOptions(
     String inbox,
@@ -29,7 +33,8 @@ public record WorkerOptions(
     Duration shutdownGrace,
     Duration reconnectInitialDelay,
     Duration reconnectMaxDelay,
-    boolean retention) {
+    boolean retention,
+    long maxBatchBytes) {
 
   public static final int DEFAULT_BATCH_SIZE = 100;
   public static final Duration DEFAULT_BATCH_TIMEOUT = Duration.ZERO;
@@ -38,6 +43,17 @@ public record WorkerOptions(
   public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
   public static final Duration DEFAULT_RECONNECT_INITIAL_DELAY = Duration.ofMillis(100);
   public static final Duration DEFAULT_RECONNECT_MAX_DELAY = Duration.ofSeconds(30);
+
+  /**
+   * 16 MiB: far above a batch of ordinary messages (100 messages of 160 KB each), so it never
+   * shortens their batches, yet it keeps a batch of big payloads to what a small heap can read:
+   * reading a batch takes about two to three times its bytes of heap (the driver's row buffers,
+   * then the strings), so about 50 MB per processor thread at most.
+   */
+  public static final long DEFAULT_MAX_BATCH_BYTES = 16L * 1024 * 1024;
+
+  /** For {@link Builder#maxBatchBytes(long)}: no byte budget, batches are limited by count only. */
+  public static final long NO_BATCH_BYTE_LIMIT = Long.MAX_VALUE;
 
   public WorkerOptions {
     InboxNames.requireValid(inbox);
@@ -55,6 +71,10 @@ public record WorkerOptions(
     requireNonNegative(shutdownGrace, "shutdownGrace", inbox);
     requirePositive(reconnectInitialDelay, "reconnectInitialDelay", inbox);
     requirePositive(reconnectMaxDelay, "reconnectMaxDelay", inbox);
+    if (maxBatchBytes < 1) {
+      throw new InvalidInboxArgumentException(
+          "maxBatchBytes must be at least 1, got " + maxBatchBytes, inbox);
+    }
     Objects.requireNonNull(partitions, "partitions");
   }
 
@@ -89,6 +109,7 @@ public record WorkerOptions(
     private Duration reconnectInitialDelay = DEFAULT_RECONNECT_INITIAL_DELAY;
     private Duration reconnectMaxDelay = DEFAULT_RECONNECT_MAX_DELAY;
     private boolean retention = true;
+    private long maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
 
     private Builder(String inbox) {
       this.inbox = inbox;
@@ -155,6 +176,15 @@ public record WorkerOptions(
       return this;
     }
 
+    /**
+     * The most payload bytes one batch may hold (at least one message is always claimed); {@link
+     * #NO_BATCH_BYTE_LIMIT} for none.
+     */
+    public Builder maxBatchBytes(long v) {
+      maxBatchBytes = v;
+      return this;
+    }
+
     public WorkerOptions build() {
       return new WorkerOptions(
           inbox,
@@ -169,7 +199,8 @@ public record WorkerOptions(
           shutdownGrace,
           reconnectInitialDelay,
           reconnectMaxDelay,
-          retention);
+          retention,
+          maxBatchBytes);
     }
   }
 }
