@@ -5,8 +5,8 @@
 #
 #   benchmarks/peers/run.sh [--scale F] [--out FILE] [--skip-build]
 #
-#   --scale F     messages per measurement = 50,000 x F (default 1: about 5-10 minutes on a quiet
-#                 2-core machine, a timeout bounds every measurement)
+#   --scale F     messages per measurement = 50,000 x F (default 1: under 10 minutes, 9.5 on a
+#                 2-core machine at load 20; a timeout bounds every measurement)
 #   --out FILE    where the table goes (default benchmarks/peers/results-DATE.md); also printed
 #   --skip-build  use the benchmarks jar already built (benchmarks/target/benchmarks.jar)
 # Environment:
