@@ -15,6 +15,10 @@ import java.util.Objects;
  * @param concurrency batches handled at once by this worker (threads, each with its own connection)
  * @param processingTimeout a batch whose handler runs longer is rolled back and counts as failed
  * @param shutdownGrace how long {@link InboxWorker#stop()} lets in-flight batches finish
+ * @param idleConnectionCheck null = none; else a connection of the worker unused for this long is
+ *     checked ({@code SELECT 1}) and, when dead, replaced at once rather than when the next batch
+ *     needs it (a processor's connection idles as long as no message arrives; the LISTEN connection
+ *     of a half-open TCP connection would otherwise wait forever)
  */
 public record WorkerOptions(
     String inbox,
@@ -29,7 +33,8 @@ public record WorkerOptions(
     Duration shutdownGrace,
     Duration reconnectInitialDelay,
     Duration reconnectMaxDelay,
-    boolean retention) {
+    boolean retention,
+    Duration idleConnectionCheck) {
 
   public static final int DEFAULT_BATCH_SIZE = 100;
   public static final Duration DEFAULT_BATCH_TIMEOUT = Duration.ZERO;
@@ -56,6 +61,9 @@ public record WorkerOptions(
     requirePositive(reconnectInitialDelay, "reconnectInitialDelay", inbox);
     requirePositive(reconnectMaxDelay, "reconnectMaxDelay", inbox);
     Objects.requireNonNull(partitions, "partitions");
+    if (idleConnectionCheck != null) {
+      requirePositive(idleConnectionCheck, "idleConnectionCheck", inbox);
+    }
   }
 
   private static void requireNonNegative(Duration d, String name, String inbox) {
@@ -89,6 +97,7 @@ public record WorkerOptions(
     private Duration reconnectInitialDelay = DEFAULT_RECONNECT_INITIAL_DELAY;
     private Duration reconnectMaxDelay = DEFAULT_RECONNECT_MAX_DELAY;
     private boolean retention = true;
+    private Duration idleConnectionCheck;
 
     private Builder(String inbox) {
       this.inbox = inbox;
@@ -155,6 +164,15 @@ public record WorkerOptions(
       return this;
     }
 
+    /**
+     * Checks a connection idle for {@code v} ({@code SELECT 1}) and replaces it when dead; null
+     * (the default) = no check, a dead connection is noticed when next used.
+     */
+    public Builder idleConnectionCheck(Duration v) {
+      idleConnectionCheck = v;
+      return this;
+    }
+
     public WorkerOptions build() {
       return new WorkerOptions(
           inbox,
@@ -169,7 +187,8 @@ public record WorkerOptions(
           shutdownGrace,
           reconnectInitialDelay,
           reconnectMaxDelay,
-          retention);
+          retention,
+          idleConnectionCheck);
     }
   }
 }
