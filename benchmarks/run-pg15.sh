@@ -5,22 +5,8 @@
 # Against any other server: INBOX_TEST_DATABASE_URL=jdbc:postgresql://... java -jar benchmarks/target/benchmarks.jar ...
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${PG15_BIN:-/usr/lib/postgresql/15/bin}
-DATA=${BENCH_PG_DATA:-/tmp/inbox-bench-pg15}
-PORT=${BENCH_PG_PORT:-55432}
-as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 
-./mvnw -q -B package -DskipTests
-./mvnw -q -B -Pbenchmarks -pl benchmarks package -DskipTests
+./mvnw -q -B -Pbenchmarks package -DskipTests
 
-as_postgres "$BIN/pg_ctl" -D "$DATA" -m fast stop >/dev/null 2>&1 || true
-rm -rf "$DATA" && mkdir -p "$DATA"
-if [ "$(id -u)" = 0 ]; then chown postgres "$DATA"; fi
-as_postgres "$BIN/initdb" -D "$DATA" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-as_postgres "$BIN/pg_ctl" -D "$DATA" -l "$DATA/server.log" -w -o \
-  "-p $PORT -k /tmp -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=1GB -c synchronous_commit=on -c fsync=on" \
-  start >/dev/null
-trap 'as_postgres "$BIN/pg_ctl" -D "$DATA" -m fast stop >/dev/null 2>&1 || true' EXIT
-
-INBOX_TEST_DATABASE_URL="jdbc:postgresql://127.0.0.1:$PORT/postgres?user=postgres" \
-  java -jar benchmarks/target/benchmarks.jar "$@"
+. benchmarks/pg15-cluster.sh
+java -jar benchmarks/target/benchmarks.jar "$@"

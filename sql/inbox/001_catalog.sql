@@ -76,6 +76,11 @@ ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS objects_version integer;
 -- The largest payload (bytes, as pg_column_size of the jsonb value) an insert may bring; NULL: no
 -- limit. Managed inboxes only (inbox.set_max_payload_size).
 ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS max_payload_bytes integer CHECK (max_payload_bytes >= 1);
+-- A tracked table's payload column (jsonb or json), handed to handlers; NULL: none.
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS payload_column text;
+-- A tracked table with a notification trigger (enable_inbox_tracking(p_notify => true)); a managed
+-- inbox always has one.
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS notify_trigger boolean NOT NULL DEFAULT false;
 
 CREATE TABLE IF NOT EXISTS inbox.inbox_ordering_config (
     inbox_name          text PRIMARY KEY REFERENCES inbox.inbox_config ON DELETE CASCADE,

@@ -80,6 +80,15 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$ SELECT format('%I.%I', p_config.table_schema, p_config.table_name) $$;
 
+-- The side table of a tracked inbox, inbox.<name>_retry_state: the retry count, last error and
+-- next attempt of its messages, keyed by message id, where the user's table has no such columns
+-- (it is never altered). Created by rebuild_inbox_objects, dropped by drop_inbox.
+CREATE OR REPLACE FUNCTION inbox.retry_state_table(p_config inbox.inbox_config)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT format('inbox.%I', p_config.inbox_name || '_retry_state') $$;
+
 -- Partitioning: every aggregate id hashes to one of 1024 fixed buckets, and buckets are
 -- assigned to workers by rendezvous (highest random weight) hashing. Both steps use md5,
 -- which is the same on every PostgreSQL version and in Java (see PartitionHash.java).
@@ -203,7 +212,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT ARRAY[p_name, p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name,
                  p_name || '_claim_idx', p_name || '_dlq_idx', p_name || '_processed_brin',
-                 p_name || '_ordering_idx']
+                 p_name || '_ordering_idx', p_name || '_retry_state', p_name || '_retry_state_pkey']
 $$;
 
 CREATE OR REPLACE FUNCTION inbox.derived_function_names(p_name text)
@@ -237,7 +246,8 @@ BEGIN
             quote_literal(v_other), v_object
             USING ERRCODE = 'duplicate_object',
                   HINT = 'an inbox <name> reserves <name>, <name>_pending, <name>_dlq, <name>_stats, next_<name> '
-                         'and <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx: choose another name '
+                         'and <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx, _retry_state, _retry_state_pkey: '
+                         'choose another name '
                          '(two inboxes made before names were reserved: drop one of them)';
     END IF;
 END;
@@ -271,8 +281,8 @@ BEGIN
 END;
 $$;
 
--- Whether relation p_object (in schema inbox) is the inbox's own: its table, an index on it, or a
--- view that reads it. An install made before names were reserved may hold two inboxes that both
+-- Whether relation p_object (in schema inbox) is the inbox's own: its table, an index on it, a
+-- view that reads it, or a tracked inbox's side table. An install made before names were reserved may hold two inboxes that both
 -- derive a name; the generators and drop_inbox then leave the other inbox's object alone.
 CREATE OR REPLACE FUNCTION inbox.belongs_to_inbox(c inbox.inbox_config, p_object text)
 RETURNS boolean
@@ -285,7 +295,10 @@ AS $$
                                 ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid
                               WHERE w.ev_class = r.oid AND d.refclassid = 'pg_class'::regclass
                                 AND d.refobjid = t.oid)
-        ELSE r.oid = t.oid END
+        -- A tracked inbox's side table, unless it is another inbox's table.
+        ELSE r.oid = t.oid OR (NOT c.managed AND p_object = c.inbox_name || '_retry_state'
+                               AND NOT EXISTS (SELECT 1 FROM inbox.inbox_config k
+                                               WHERE k.table_schema = 'inbox' AND k.table_name = p_object)) END
     FROM pg_class r, (SELECT to_regclass(inbox.inbox_table(c)) AS oid) t
     WHERE r.oid = to_regclass(format('inbox.%I', p_object))
 $$;

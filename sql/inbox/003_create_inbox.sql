@@ -5,11 +5,13 @@
 --
 --   inbox.create_message_table       the table of a managed inbox (create_inbox only)
 --   inbox.rebuild_priority_function  priority_of_<name>, behind the stored column "priority"
+--   inbox.create_retry_state_table   <name>_retry_state (tracked tables, 008_tracking.sql)
 --   inbox.create_message_indexes     <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx
 --   inbox.create_notify_trigger      <name>_notify
 --   inbox.rebuild_payload_limit_trigger <name>_max_payload (with a maximum payload size)
 --   inbox.rebuild_views              <name>_pending, <name>_dlq, <name>_stats, next_<name>
---   inbox.rebuild_claim_function     claim_<name>: plain_claim_template / ordered_claim_template
+--   inbox.rebuild_claim_function     claim_<name>: plain_claim_template / ordered_claim_template,
+--                                    rebuild_tracked_claim_function for a tracked table
 --   inbox.apply_inbox_grants         send_<name> and the grants of the roles (010_roles.sql)
 --
 -- inbox.rebuild_inbox_objects runs all but the first. create_inbox, the enable_* functions and
@@ -218,7 +220,8 @@ BEGIN
 END;
 $$;
 
--- One notification per INSERT statement into a managed inbox's table, not per row. Consumers
+-- One notification per INSERT statement into a managed inbox's table (or a tracked table whose
+-- inbox asked for it: enable_inbox_tracking(p_notify => true)), not per row. Consumers
 -- count waiting messages, so PostgreSQL folding identical notifications loses nothing.
 CREATE OR REPLACE FUNCTION inbox.create_notify_trigger(c inbox.inbox_config)
 RETURNS void
@@ -226,7 +229,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF NOT c.managed OR EXISTS (SELECT 1 FROM pg_trigger t
+    IF NOT (c.managed OR c.notify_trigger) OR EXISTS (SELECT 1 FROM pg_trigger t
             WHERE t.tgrelid = inbox.inbox_table(c)::regclass AND t.tgname = c.inbox_name || '_notify') THEN
         RETURN;
     END IF;
@@ -556,6 +559,7 @@ DECLARE
         'max_retries', c.max_retries);
 BEGIN
     IF NOT c.managed THEN
+        PERFORM inbox.rebuild_tracked_claim_function(c);
         RETURN;
     END IF;
     v_values := v_values || jsonb_build_object('header', inbox.sql_template(inbox.generated_claim_header(), v_values));
@@ -586,6 +590,8 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
 BEGIN
     PERFORM inbox.rebuild_priority_function(c);
+    -- Before the views: those of a tracked table may read it.
+    PERFORM inbox.create_retry_state_table(c);
     PERFORM inbox.create_message_indexes(c);
     PERFORM inbox.create_notify_trigger(c);
     PERFORM inbox.rebuild_payload_limit_trigger(c);
@@ -699,7 +705,8 @@ END;
 $$;
 
 -- Drops the views, functions and catalog rows of an inbox. The message table is kept unless
--- p_cascade; a tracked (bring-your-own) table is never dropped.
+-- p_cascade; a tracked (bring-your-own) table is never dropped, and loses what tracking added
+-- (the notification trigger) while the inbox's side table goes.
 CREATE OR REPLACE FUNCTION inbox.drop_inbox(p_name text, p_cascade boolean DEFAULT false, p_if_exists boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql
@@ -729,6 +736,15 @@ BEGIN
         ELSE
             -- The kept table stays a plain table: no notification trigger pointing at a dropped inbox.
             EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', p_name || '_notify', inbox.inbox_table(c));
+        END IF;
+    ELSE
+        -- Everything tracking added, and nothing else: the table is left as it was before.
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[])', 'claim_' || p_name);
+        IF c.notify_trigger AND to_regclass(inbox.inbox_table(c)) IS NOT NULL THEN
+            EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', p_name || '_notify', inbox.inbox_table(c));
+        END IF;
+        IF inbox.belongs_to_inbox(c, p_name || '_retry_state') THEN
+            EXECUTE format('DROP TABLE IF EXISTS %s', inbox.retry_state_table(c));
         END IF;
     END IF;
     DELETE FROM inbox.inbox_config WHERE inbox_name = p_name;

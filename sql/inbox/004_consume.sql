@@ -50,7 +50,8 @@ $$;
 -- again until replayed. It applies to a pending message and to one claimed by this transaction
 -- (claim_<name> sets processed_at = now(), the transaction's start time); a message processed
 -- by another, committed transaction is left alone. Returns 'retry', 'dead', or NULL when
--- nothing was changed.
+-- nothing was changed. A tracked table keeps what it has no column for in the inbox's side table
+-- (inbox.tracked_record_failure).
 CREATE OR REPLACE FUNCTION inbox.mark_failed(p_inbox text, p_event_id text, p_error text,
                                              p_retry_delay interval DEFAULT NULL)
 RETURNS text
@@ -61,27 +62,16 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_retries integer;
 BEGIN
-    IF c.retry_count_column IS NULL THEN
-        RAISE EXCEPTION 'inbox % has no retry count column; mark_failed needs one', quote_literal(p_inbox)
-            USING ERRCODE = 'feature_not_supported';
+    IF NOT c.managed THEN
+        RETURN inbox.tracked_record_failure(c, p_event_id, p_error, p_retry_delay, false, now());
     END IF;
-    IF c.managed THEN
-        EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = retry_count + 1, error = inbox.capped_error($2),
-                next_attempt_at = now() + coalesce($3, inbox.retry_delay($4, $5, retry_count + 1))
-            WHERE event_id = $1 AND retry_count < $6
-              AND (processed_at IS NULL OR processed_at = now())
-            RETURNING retry_count$u$, inbox.inbox_table(c))
-            INTO v_retries
-            USING p_event_id, p_error, p_retry_delay, c.backoff_base, c.backoff_max, c.max_retries;
-    ELSE
-        -- A tracked table has no next-attempt column: no backoff, the retry is due at once.
-        EXECUTE format('UPDATE %1$s SET %2$I = NULL, %3$I = coalesce(%3$I, 0) + 1%4$s WHERE %5$I = $1::%6$s AND coalesce(%3$I, 0) < $3 AND (%2$I IS NULL OR %2$I = now()) RETURNING %3$I',
-            inbox.inbox_table(c), c.processed_at_column, c.retry_count_column,
-            CASE WHEN c.error_column IS NULL THEN '' ELSE format(', %I = inbox.capped_error($2)', c.error_column) END,
-            c.id_column, inbox.id_type(c))
-            INTO v_retries
-            USING p_event_id, p_error, c.max_retries;
-    END IF;
+    EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = retry_count + 1, error = inbox.capped_error($2),
+            next_attempt_at = now() + coalesce($3, inbox.retry_delay($4, $5, retry_count + 1))
+        WHERE event_id = $1 AND retry_count < $6
+          AND (processed_at IS NULL OR processed_at = now())
+        RETURNING retry_count$u$, inbox.inbox_table(c))
+        INTO v_retries
+        USING p_event_id, p_error, p_retry_delay, c.backoff_base, c.backoff_max, c.max_retries;
     IF v_retries IS NULL THEN
         RETURN NULL;
     END IF;

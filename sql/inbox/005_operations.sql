@@ -5,34 +5,61 @@
 -- others may create in public never take part (docs/security.md). install.sql sets it too.
 SET LOCAL search_path = pg_catalog, pg_temp;
 
--- The predicates of the message states for an inbox, as SQL over alias m. A tracked table's
--- retry counter may be nullable (NULL = no failure yet); a managed one is NOT NULL and is used
--- bare so that the partial indexes (whose predicates are written the same way) match.
+-- The retry count and last error of a message over alias m. A managed inbox keeps them in its
+-- table. A tracked table keeps them in its own columns when it has them (a nullable counter:
+-- NULL = no failure yet) and otherwise in the inbox's side table inbox.<name>_retry_state, read
+-- by one primary-key probe per message (inbox.retry_state_table).
+CREATE OR REPLACE FUNCTION inbox.retries_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN c.managed THEN 'm.retry_count'
+        WHEN c.retry_count_column IS NOT NULL THEN format('coalesce(m.%I, 0)', c.retry_count_column)
+        ELSE format('coalesce((SELECT s.retry_count FROM %s s WHERE s.message_id = m.%I), 0)',
+                    inbox.retry_state_table(c), c.id_column) END
+$$;
+
+CREATE OR REPLACE FUNCTION inbox.error_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN c.managed THEN 'm.error'
+        WHEN c.error_column IS NOT NULL THEN format('m.%I::text', c.error_column)
+        ELSE format('(SELECT s.error FROM %s s WHERE s.message_id = m.%I)', inbox.retry_state_table(c), c.id_column) END
+$$;
+
+-- The predicates of the message states for an inbox, as SQL over alias m. A managed inbox's retry
+-- counter is NOT NULL and used bare so that the partial indexes (whose predicates are written the
+-- same way) match. A tracked table without a counter of its own tests the side table with
+-- (NOT) EXISTS, which the planner runs as an anti- or semi-join.
 CREATE OR REPLACE FUNCTION inbox.state_predicate(c inbox.inbox_config, p_state text)
 RETURNS text
 LANGUAGE plpgsql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_retries text;
+    v_dead text;
 BEGIN
-    IF c.retry_count_column IS NULL THEN
-        RETURN CASE p_state
-            WHEN 'pending' THEN format('m.%I IS NULL', c.processed_at_column)
-            WHEN 'dead' THEN 'false'
-            WHEN 'processed' THEN format('m.%I IS NOT NULL', c.processed_at_column) END;
+    IF p_state = 'processed' THEN
+        RETURN format('m.%I IS NOT NULL', c.processed_at_column);
     END IF;
-    v_retries := CASE WHEN c.managed THEN format('m.%I', c.retry_count_column)
-                      ELSE format('coalesce(m.%I, 0)', c.retry_count_column) END;
-    RETURN CASE p_state
-        WHEN 'pending' THEN format('m.%I IS NULL AND %s < %s', c.processed_at_column, v_retries, c.max_retries)
-        WHEN 'dead' THEN format('m.%I IS NULL AND %s >= %s', c.processed_at_column, v_retries, c.max_retries)
-        WHEN 'processed' THEN format('m.%I IS NOT NULL', c.processed_at_column) END;
+    IF NOT c.managed AND c.retry_count_column IS NULL THEN
+        v_dead := format('EXISTS (SELECT 1 FROM %s s WHERE s.message_id = m.%I AND s.retry_count >= %s)',
+            inbox.retry_state_table(c), c.id_column, c.max_retries);
+        RETURN format('m.%I IS NULL AND %s%s', c.processed_at_column,
+            CASE p_state WHEN 'pending' THEN 'NOT ' ELSE '' END, v_dead);
+    END IF;
+    RETURN format('m.%I IS NULL AND %s %s %s', c.processed_at_column, inbox.retries_sql(c),
+        CASE p_state WHEN 'pending' THEN '<' ELSE '>=' END, c.max_retries);
 END;
 $$;
 
--- Replays dead letters: retry_count = 0 and (managed) next_attempt_at = -infinity, so they are
--- claimed again at once. Exactly one selector: p_event_ids (those of them that are dead) or
+-- Replays dead letters: retry_count = 0 and next_attempt_at = -infinity (a tracked table's in
+-- its columns or the inbox's side table), so they are claimed again at once. Exactly one selector: p_event_ids (those of them that are dead) or
 -- p_event_type (every dead letter of that type). Processed and pending messages are never
 -- touched. The last error is KEPT: it shows in <name>_pending why the message was replayed,
 -- and the next failure overwrites it. Returns the number of messages replayed.
@@ -51,19 +78,17 @@ BEGIN
         RAISE EXCEPTION 'replay_inbox_messages needs exactly one of p_event_ids and p_event_type'
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF c.retry_count_column IS NULL THEN
-        RAISE EXCEPTION 'inbox % has no retry count column, so it has no dead letters to replay', quote_literal(p_inbox)
-            USING ERRCODE = 'feature_not_supported';
-    END IF;
     v_selector := CASE WHEN p_event_ids IS NOT NULL
         THEN format('m.%I = ANY ($1::%s[])', c.id_column, inbox.id_type(c))
         ELSE format('m.%I = $2', c.event_type_column) END;
-    EXECUTE format('UPDATE %s m SET %I = 0%s WHERE %s AND %s',
-        inbox.inbox_table(c), c.retry_count_column,
-        CASE WHEN c.managed THEN ', next_attempt_at = ''-infinity''' ELSE '' END,
-        v_selector, inbox.state_predicate(c, 'dead'))
-        USING p_event_ids, p_event_type;
-    GET DIAGNOSTICS v_count = ROW_COUNT;
+    IF c.managed THEN
+        EXECUTE format('UPDATE %s m SET retry_count = 0, next_attempt_at = ''-infinity'' WHERE %s AND %s',
+            inbox.inbox_table(c), v_selector, inbox.state_predicate(c, 'dead'))
+            USING p_event_ids, p_event_type;
+        GET DIAGNOSTICS v_count = ROW_COUNT;
+    ELSE
+        v_count := inbox.tracked_replay(c, v_selector, p_event_ids, p_event_type);
+    END IF;
     PERFORM inbox.log_operator_action('replay', p_inbox,
         jsonb_strip_nulls(jsonb_build_object('event_ids', p_event_ids, 'event_type', p_event_type)), v_count);
     RETURN v_count;
@@ -217,6 +242,30 @@ BEGIN
 END;
 $$;
 
+-- What an inbox can do, feature by feature: {"<feature>": {"enabled": bool, "reason": text}}, the
+-- reason only for a feature that is off. A managed inbox has every feature; a tracked table
+-- loses those whose optional column it does not have (enable_inbox_tracking). Retries, errors and
+-- backoff always work: what the table has no column for is kept in the inbox's side table.
+CREATE OR REPLACE FUNCTION inbox.inbox_features(c inbox.inbox_config)
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_object_agg(f.feature, CASE WHEN f.enabled THEN jsonb_build_object('enabled', true)
+        ELSE jsonb_build_object('enabled', false, 'reason', f.reason) END)
+    FROM (VALUES
+        ('arrival_order', c.received_at_column IS NOT NULL,
+         'no received_at column: messages are claimed and listed in id order, not by arrival'),
+        ('message_age', c.received_at_column IS NOT NULL,
+         'no received_at column: no oldest-pending age in health (the age thresholds never trip) and no dead-letter retention'),
+        ('aggregate', c.aggregate_column IS NOT NULL,
+         'no aggregate_id column: listings show no aggregate and every message falls into the partition bucket of the empty aggregate'),
+        ('payload', c.managed OR c.payload_column IS NOT NULL,
+         'no payload column: handlers and listings get no payload'),
+        ('notifications', c.managed OR c.notify_trigger,
+         'tracked without p_notify => true: workers poll')) AS f(feature, enabled, reason)
+$$;
+
 -- Richer status for operators: configuration, ordering/priority settings, counts, recent
 -- throughput, the most frequent errors of failing messages, the retry distribution and the
 -- oldest pending message. Reads the backlog (pending and dead rows) and the last hour of
@@ -252,22 +301,19 @@ BEGIN
         FROM %2$s m WHERE m.%1$I >= now() - interval '60 minutes'$q$,
         c.processed_at_column, v_table) INTO v_rates;
 
-    IF c.retry_count_column IS NOT NULL THEN
-        -- Failing = not processed and failed at least once (retrying or dead).
-        IF c.error_column IS NOT NULL THEN
-            EXECUTE format($q$SELECT coalesce(jsonb_agg(jsonb_build_object('error', e.error, 'count', e.n)
-                                                  ORDER BY e.n DESC, e.error), '[]')
-                FROM (SELECT m.%1$I AS error, count(*) AS n FROM %2$s m
-                      WHERE %3$s AND m.%4$I > 0
-                      GROUP BY m.%1$I ORDER BY count(*) DESC, m.%1$I LIMIT 10) e$q$,
-                c.error_column, v_table, v_unprocessed, c.retry_count_column) INTO v_errors;
-        END IF;
-        EXECUTE format($q$SELECT coalesce(jsonb_object_agg(r.retries, r.n), '{}'),
-                                 coalesce(sum(r.n) FILTER (WHERE r.retries > 0 AND r.retries < %4$s), 0)
-            FROM (SELECT coalesce(m.%1$I, 0) AS retries, count(*) AS n FROM %2$s m
-                  WHERE %3$s GROUP BY 1) r$q$,
-            c.retry_count_column, v_table, v_unprocessed, c.max_retries) INTO v_retries, v_retrying;
-    END IF;
+    -- Failing = not processed and failed at least once (retrying or dead).
+    EXECUTE format($q$SELECT coalesce(jsonb_agg(jsonb_build_object('error', e.error, 'count', e.n)
+                                          ORDER BY e.n DESC, e.error), '[]')
+        FROM (SELECT f.error, count(*) AS n
+              FROM (SELECT %1$s AS error, %4$s AS retries FROM %2$s m WHERE %3$s) f
+              WHERE f.error IS NOT NULL AND f.retries > 0
+              GROUP BY f.error ORDER BY count(*) DESC, f.error LIMIT 10) e$q$,
+        inbox.error_sql(c), v_table, v_unprocessed, inbox.retries_sql(c)) INTO v_errors;
+    EXECUTE format($q$SELECT coalesce(jsonb_object_agg(r.retries, r.n), '{}'),
+                             coalesce(sum(r.n) FILTER (WHERE r.retries > 0 AND r.retries < %4$s), 0)
+        FROM (SELECT %1$s AS retries, count(*) AS n FROM %2$s m
+              WHERE %3$s GROUP BY 1) r$q$,
+        inbox.retries_sql(c), v_table, v_unprocessed, c.max_retries) INTO v_retries, v_retrying;
 
     IF c.managed THEN
         -- Waiting messages that can never be claimed: next_attempt_at = 'infinity' (no worker
@@ -308,6 +354,9 @@ BEGIN
                 'processed_at', c.processed_at_column, 'received_at', c.received_at_column,
                 'aggregate', c.aggregate_column, 'retry_count', c.retry_count_column,
                 'error', c.error_column)),
+        'features', inbox.inbox_features(c),
+        -- Where retry counts, errors and next attempts are kept.
+        'retry_state', CASE WHEN c.managed THEN 'table' ELSE inbox.retry_state_table(c) END,
         'ordering', CASE WHEN o.inbox_name IS NULL THEN NULL ELSE jsonb_build_object(
             'aggregate_column', o.aggregate_column, 'sequence_column', o.sequence_column) END,
         'priority', CASE WHEN p.inbox_name IS NULL THEN NULL ELSE jsonb_build_object(
@@ -337,7 +386,9 @@ $$;
 --    older than dedup_retention;
 --  * dead letters: deleted once older than dlq_retention (by received_at).
 -- At most p_batch_size rows are changed in total, in that order. Rows locked by others are
--- skipped. An inbox with retention_enabled = false (tracked tables unless asked) is left alone.
+-- skipped. An inbox with retention_enabled = false (tracked tables unless asked) is left alone,
+-- except for the side table of a tracked inbox, whose rows of processed or deleted messages go
+-- (at most p_batch_size of them, apart from the budget above).
 CREATE OR REPLACE FUNCTION inbox.purge_inbox(p_inbox text, p_batch_size integer DEFAULT 1000)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -360,6 +411,9 @@ BEGIN
     IF p_batch_size IS NULL OR p_batch_size < 1 THEN
         RAISE EXCEPTION 'batch size must be at least 1, got %', p_batch_size USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    -- The side table of a tracked inbox is the inbox's own: its stale rows go whether or not
+    -- retention may delete from the table.
+    PERFORM inbox.purge_retry_state(c, p_batch_size);
     IF NOT c.retention_enabled THEN
         RETURN jsonb_build_object('inbox', c.inbox_name, 'deleted_processed', 0, 'stripped_processed', 0,
                                   'deleted_dead', 0, 'more', false, 'retention_enabled', false);
@@ -400,7 +454,7 @@ BEGIN
          WHERE inbox_name = c.inbox_name;
     END IF;
 
-    IF v_budget > 0 AND c.received_at_column IS NOT NULL AND c.retry_count_column IS NOT NULL THEN
+    IF v_budget > 0 AND c.received_at_column IS NOT NULL THEN
         EXECUTE format($q$DELETE FROM %1$s x WHERE x.ctid = ANY (ARRAY(
                 SELECT m.ctid FROM %1$s m WHERE %2$s AND m.%3$I < now() - $1
                 ORDER BY m.%3$I LIMIT $2 FOR UPDATE SKIP LOCKED))$q$,
@@ -449,16 +503,8 @@ BEGIN
             'v.received_at, v.processed_at, v.error, v.retry_count, v.trace_id, v.seq, v.priority, v.bucket::integer '
             'FROM %s v LIMIT $1', v_view) USING p_limit;
     ELSE
-        RETURN QUERY EXECUTE format('SELECT v.%I::text, v.%I::text, NULL::text, %s, NULL::jsonb, %s, '
-            'v.%I::timestamptz, %s, %s, NULL::text, 0::bigint, 999, inbox.inbox_bucket(%s) FROM %s v LIMIT $1',
-            c.id_column, c.event_type_column,
-            CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('v.%I::text', c.aggregate_column) END,
-            CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz' ELSE format('v.%I::timestamptz', c.received_at_column) END,
-            c.processed_at_column,
-            CASE WHEN c.error_column IS NULL THEN 'NULL::text' ELSE format('v.%I::text', c.error_column) END,
-            CASE WHEN c.retry_count_column IS NULL THEN '0' ELSE format('coalesce(v.%I, 0)::integer', c.retry_count_column) END,
-            CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('v.%I::text', c.aggregate_column) END,
-            v_view) USING p_limit;
+        RETURN QUERY EXECUTE format('SELECT %s FROM %s m LIMIT $1', inbox.tracked_row_sql(c), v_view)
+            USING p_limit;
     END IF;
 END;
 $$;

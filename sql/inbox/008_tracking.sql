@@ -36,6 +36,31 @@ BEGIN
 END;
 $$;
 
+-- An optional column of a tracked table: NULL stays NULL (not used); the standard name p_role is
+-- used when the table has such a column and gives NULL otherwise; any other name must exist
+-- (require_table_column). A column of the standard name but of an unusable type is an error.
+CREATE OR REPLACE FUNCTION inbox.optional_table_column(
+    p_table regclass, p_role text, p_column text, p_categories text[], p_types text[] DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_column IS NULL OR (p_column = p_role AND NOT EXISTS (
+            SELECT 1 FROM pg_attribute a
+            WHERE a.attrelid = p_table AND a.attname = p_column AND a.attnum > 0 AND NOT a.attisdropped)) THEN
+        RETURN NULL;
+    END IF;
+    PERFORM inbox.require_table_column(p_table, p_role, p_column, p_categories, p_types);
+    RETURN p_column;
+END;
+$$;
+
+-- The signature before p_payload_column and p_notify (schema version 2); a second overload would
+-- make every call ambiguous.
+DROP FUNCTION IF EXISTS inbox.enable_inbox_tracking(text, text, text, text, text, text, text, text, text,
+    integer, integer, integer, integer, integer, bigint, bigint);
+
 CREATE OR REPLACE FUNCTION inbox.enable_inbox_tracking(
     p_name                  text,
     p_table_ref             text,
@@ -53,7 +78,11 @@ CREATE OR REPLACE FUNCTION inbox.enable_inbox_tracking(
     p_degraded_age_seconds  integer DEFAULT 30,
     p_critical_age_seconds  integer DEFAULT 120,
     p_degraded_pending      bigint DEFAULT 10000,
-    p_critical_pending      bigint DEFAULT 100000)
+    p_critical_pending      bigint DEFAULT 100000,
+    p_payload_column        text DEFAULT 'payload',
+    -- true: a statement-level trigger on the table notifies workers of inserts (the one change
+    -- the inbox makes to the table; drop_inbox removes it). false: workers poll.
+    p_notify                boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -61,10 +90,15 @@ AS $$
 DECLARE
     v_name text := inbox.check_inbox_name(p_name);
     v_table regclass;
+    v_payload text;
     v_kind "char";
     v_schema text;
     v_relname text;
     v_taken text;
+    v_received_at text;
+    v_aggregate text;
+    v_retry_count text;
+    v_error text;
 BEGIN
     IF p_max_retries IS NULL OR p_max_retries < 1 THEN
         RAISE EXCEPTION 'max retries must be at least 1, got %', p_max_retries USING ERRCODE = 'invalid_parameter_value';
@@ -107,20 +141,15 @@ BEGIN
     PERFORM inbox.require_table_column(v_table, 'processed_at', p_processed_at_column, ARRAY[]::text[],
         ARRAY['timestamp with time zone', 'timestamp without time zone']);
     PERFORM inbox.require_table_column(v_table, 'event_type', p_event_type_column, ARRAY['S', 'E']);
-    IF p_received_at_column IS NOT NULL THEN
-        PERFORM inbox.require_table_column(v_table, 'received_at', p_received_at_column, ARRAY[]::text[],
-            ARRAY['timestamp with time zone', 'timestamp without time zone']);
-    END IF;
-    IF p_aggregate_column IS NOT NULL THEN
-        PERFORM inbox.require_table_column(v_table, 'aggregate', p_aggregate_column, ARRAY['S', 'U', 'N']);
-    END IF;
-    IF p_retry_count_column IS NOT NULL THEN
-        PERFORM inbox.require_table_column(v_table, 'retry_count', p_retry_count_column, ARRAY[]::text[],
-            ARRAY['smallint', 'integer', 'bigint']);
-    END IF;
-    IF p_error_column IS NOT NULL THEN
-        PERFORM inbox.require_table_column(v_table, 'error', p_error_column, ARRAY['S']);
-    END IF;
+    -- An optional column left at its standard name is used when the table has it and skipped
+    -- otherwise (inbox_status lists what that turns off); any other name must exist.
+    v_received_at := inbox.optional_table_column(v_table, 'received_at', p_received_at_column, ARRAY[]::text[],
+        ARRAY['timestamp with time zone', 'timestamp without time zone']);
+    v_aggregate := inbox.optional_table_column(v_table, 'aggregate_id', p_aggregate_column, ARRAY['S', 'U', 'N']);
+    v_retry_count := inbox.optional_table_column(v_table, 'retry_count', p_retry_count_column, ARRAY[]::text[],
+        ARRAY['smallint', 'integer', 'bigint']);
+    v_error := inbox.optional_table_column(v_table, 'error', p_error_column, ARRAY['S']);
+    v_payload := inbox.optional_table_column(v_table, 'payload', p_payload_column, ARRAY[]::text[], ARRAY['jsonb', 'json']);
 
     PERFORM inbox.lock_catalog();
     IF EXISTS (SELECT 1 FROM inbox.inbox_config WHERE inbox_name = v_name) THEN
@@ -136,15 +165,272 @@ BEGIN
         processed_retention, dlq_retention, retention_enabled,
         degraded_age_seconds, critical_age_seconds, degraded_pending, critical_pending, notify_channel,
         id_column, event_type_column, processed_at_column, received_at_column, aggregate_column,
-        retry_count_column, error_column)
+        retry_count_column, error_column, payload_column, notify_trigger)
     VALUES (v_name, v_schema, v_relname, false, p_max_retries,
         make_interval(hours => coalesce(p_retention_hours, 72)), make_interval(hours => p_dlq_retention_hours),
         p_retention_hours IS NOT NULL,
         p_degraded_age_seconds, p_critical_age_seconds, p_degraded_pending, p_critical_pending, 'inbox_' || v_name,
-        p_id_column, p_event_type_column, p_processed_at_column, p_received_at_column, p_aggregate_column,
-        p_retry_count_column, p_error_column);
+        p_id_column, p_event_type_column, p_processed_at_column, v_received_at, v_aggregate,
+        v_retry_count, v_error, v_payload, coalesce(p_notify, false));
 
     PERFORM inbox.rebuild_inbox_objects(v_name);
     PERFORM inbox.log_operator_action('enable_tracking', v_name, jsonb_build_object('table', p_table_ref), NULL);
+END;
+$$;
+
+-- inbox.<name>_retry_state of a tracked inbox (see inbox.retry_state_table): one row per message
+-- that failed at least once, keyed by the message id (same type as the table's id column). Its
+-- retry_count and error serve only a table without such columns of its own; next_attempt_at (the
+-- backoff) always lives here, as no tracked table maps one. No foreign key: that would add
+-- triggers to the user's table. Rows of messages that are processed or gone are removed by
+-- purge_inbox (inbox.purge_retry_state).
+CREATE OR REPLACE FUNCTION inbox.create_retry_state_table(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF c.managed OR to_regclass(inbox.retry_state_table(c)) IS NOT NULL THEN
+        RETURN;
+    END IF;
+    EXECUTE inbox.sql_template($t$
+        CREATE TABLE {{side}} (
+            message_id      {{id_type}} PRIMARY KEY,
+            retry_count     integer NOT NULL DEFAULT 0,
+            error           text,
+            next_attempt_at timestamptz NOT NULL DEFAULT '-infinity'
+        )$t$,
+        jsonb_build_object('side', inbox.retry_state_table(c), 'id_type', inbox.id_type(c)));
+END;
+$$;
+
+-- Whether a message of a tracked table may be claimed now, over alias m: unprocessed, not dead,
+-- and not backing off. The side table is probed by primary key (an anti-join).
+CREATE OR REPLACE FUNCTION inbox.tracked_claimable_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT format('m.%1$I IS NULL%2$s AND NOT EXISTS (SELECT 1 FROM %3$s s WHERE s.message_id = m.%4$I'
+                  ' AND (s.next_attempt_at > now()%5$s))',
+        c.processed_at_column,
+        CASE WHEN c.retry_count_column IS NULL THEN ''
+             ELSE format(' AND coalesce(m.%I, 0) < %s', c.retry_count_column, c.max_retries) END,
+        inbox.retry_state_table(c), c.id_column,
+        CASE WHEN c.retry_count_column IS NULL THEN format(' OR s.retry_count >= %s', c.max_retries) ELSE '' END)
+$$;
+
+-- The partition bucket of a tracked table's message over alias m, computed from its aggregate
+-- column (no stored column: the table is never altered); without one, the bucket of NULL.
+CREATE OR REPLACE FUNCTION inbox.tracked_bucket_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN c.aggregate_column IS NULL THEN 'inbox.inbox_bucket(NULL)'
+                ELSE format('inbox.inbox_bucket(m.%I::text)', c.aggregate_column) END
+$$;
+
+-- A tracked table's message over alias m in the layout of a managed inbox's row (the columns the
+-- workers and inbox_messages read); columns the table does not map are NULL, seq 0.
+CREATE OR REPLACE FUNCTION inbox.tracked_row_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    p inbox.inbox_priority_config;
+BEGIN
+    SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = c.inbox_name;
+    RETURN format('m.%I::text, m.%I::text, NULL::text, %s, %s, %s, m.%I::timestamptz, %s, %s::integer, NULL::text, '
+                  '0::bigint, %s, %s',
+        c.id_column, c.event_type_column,
+        CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
+        CASE WHEN c.payload_column IS NULL THEN 'NULL::jsonb' ELSE format('m.%I::jsonb', c.payload_column) END,
+        CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz'
+             ELSE format('m.%I::timestamptz', c.received_at_column) END,
+        c.processed_at_column, inbox.error_sql(c), inbox.retries_sql(c),
+        CASE WHEN p.inbox_name IS NULL THEN '999'
+             ELSE format('coalesce((%L::jsonb ->> m.%I::text)::integer, %s)', p.priority_map, p.priority_column,
+                         p.default_priority) END,
+        inbox.tracked_bucket_sql(c));
+END;
+$$;
+
+-- With ordering, the condition (over alias m, starting with AND) that a tracked table's message is
+-- the head of its aggregate: no unprocessed message of the aggregate, dead and backing-off ones
+-- included (as in a managed inbox), comes before it by (sequence, id). Empty without ordering.
+CREATE OR REPLACE FUNCTION inbox.tracked_head_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    o inbox.inbox_ordering_config;
+BEGIN
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
+    IF NOT FOUND THEN
+        RETURN '';
+    END IF;
+    RETURN format('AND (m.%1$I IS NULL OR NOT EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = m.%1$I'
+                  ' AND e.%3$I IS NULL AND (e.%4$I, e.%5$I) < (m.%4$I, m.%5$I)))',
+        o.aggregate_column, inbox.inbox_table(c), c.processed_at_column, o.sequence_column, c.id_column);
+END;
+$$;
+
+-- claim_<name> of a tracked table: the same contract as a managed inbox's (SKIP LOCKED, marks
+-- processed_at in the caller's transaction, priority then arrival order, p_buckets, only the head
+-- of each aggregate with ordering), returning rows in the managed layout (tracked_row_sql). The
+-- claim walks the table's own indexes: the inbox adds none, so a large table wants an index that
+-- serves the claim order over unprocessed rows (docs/consuming.md). With ordering, every candidate
+-- is tested for an earlier unprocessed message of its aggregate (an index on (aggregate, sequence)
+-- of the user's makes that a probe).
+-- The marked rows are found again by ctid (a TID scan), or by id on a partitioned table, whose
+-- ctids repeat across partitions. Placeholders: see the jsonb below.
+CREATE OR REPLACE FUNCTION inbox.rebuild_tracked_claim_function(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_table text := inbox.inbox_table(c);
+    v_key text := CASE WHEN (SELECT r.relkind FROM pg_class r WHERE r.oid = v_table::regclass) = 'p'
+                       THEN format('%I', c.id_column) ELSE 'ctid' END;
+BEGIN
+    EXECUTE inbox.sql_template($t$
+        CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL)
+        RETURNS TABLE (event_id text, event_type text, source text, aggregate_id text, payload jsonb,
+                       received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
+                       trace_id text, seq bigint, priority integer, bucket integer)
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, pg_temp
+        SET jit = off
+        AS $body$
+        #variable_conflict use_column
+        DECLARE
+            v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
+        BEGIN
+            IF p_limit IS NULL OR p_limit < 1 THEN
+                RAISE EXCEPTION 'claim limit must be at least 1, got %', coalesce(p_limit::text, 'NULL')
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+            RETURN QUERY
+            WITH claimed AS (
+                UPDATE {{table}} u SET {{processed_at}} = now()
+                WHERE u.{{key}} = ANY (ARRAY(
+                    SELECT m.{{key}} FROM {{table}} m
+                    WHERE {{claimable}}
+                      AND (v_mask IS NULL OR get_bit(v_mask, {{bucket}}) = 1)
+                      {{head}}
+                    ORDER BY {{claim_order}}
+                    LIMIT p_limit
+                    FOR UPDATE OF m SKIP LOCKED))
+                  AND num_nulls(u.{{processed_at}}) = 1
+                RETURNING u.*
+            )
+            SELECT {{row}} FROM claimed m ORDER BY {{claim_order}};
+        END;
+        $body$
+        $t$,
+        jsonb_build_object(
+            'function', format('inbox.%I', 'claim_' || c.inbox_name),
+            'table', v_table,
+            'key', v_key,
+            'processed_at', format('%I', c.processed_at_column),
+            'claimable', inbox.tracked_claimable_sql(c),
+            'bucket', inbox.tracked_bucket_sql(c),
+            'head', inbox.tracked_head_sql(c),
+            'claim_order', inbox.queue_order_sql(c),
+            'row', inbox.tracked_row_sql(c)));
+END;
+$$;
+
+-- One failed attempt of a tracked table's message (mark_failed, mark_dead, record_failures):
+-- the same guard as for a managed inbox (pending, or claimed by the calling transaction; not
+-- dead), then retry count + 1 (p_dead: max_retries at once), the capped error and the next
+-- attempt at p_from + (p_delay or the inbox's backoff), each in the table's column where it has
+-- one and in the side table otherwise. Returns 'retry', 'dead', or NULL when nothing changed.
+CREATE OR REPLACE FUNCTION inbox.tracked_record_failure(c inbox.inbox_config, p_event_id text, p_error text,
+                                                        p_delay interval, p_dead boolean, p_from timestamptz)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_retries integer;
+    v_id_type text := inbox.id_type(c);
+BEGIN
+    -- Locks the message row first: concurrent failures of one message count one after the other.
+    EXECUTE format('SELECT %s FROM %s m WHERE m.%I = $1::%s AND (m.%I IS NULL OR m.%I = now()) FOR UPDATE OF m',
+        inbox.retries_sql(c), inbox.inbox_table(c), c.id_column, v_id_type, c.processed_at_column, c.processed_at_column)
+        INTO v_retries USING p_event_id;
+    IF v_retries IS NULL OR v_retries >= c.max_retries THEN
+        RETURN NULL;
+    END IF;
+    v_retries := CASE WHEN p_dead THEN c.max_retries ELSE v_retries + 1 END;
+    EXECUTE format('UPDATE %s m SET %I = NULL%s%s WHERE m.%I = $1::%s',
+        inbox.inbox_table(c), c.processed_at_column,
+        CASE WHEN c.retry_count_column IS NULL THEN '' ELSE format(', %I = $2', c.retry_count_column) END,
+        CASE WHEN c.error_column IS NULL THEN '' ELSE format(', %I = inbox.capped_error($3)', c.error_column) END,
+        c.id_column, v_id_type)
+        USING p_event_id, v_retries, p_error;
+    EXECUTE format($u$INSERT INTO %1$s AS s (message_id, retry_count, error, next_attempt_at)
+            VALUES ($1::%2$s, $2, $3, $4)
+            ON CONFLICT (message_id) DO UPDATE
+            SET retry_count = EXCLUDED.retry_count, error = EXCLUDED.error, next_attempt_at = EXCLUDED.next_attempt_at$u$,
+        inbox.retry_state_table(c), v_id_type)
+        USING p_event_id,
+              CASE WHEN c.retry_count_column IS NULL THEN v_retries ELSE 0 END,
+              CASE WHEN c.error_column IS NULL THEN inbox.capped_error(p_error) END,
+              p_from + coalesce(p_delay, inbox.retry_delay(c.backoff_base, c.backoff_max, v_retries));
+    RETURN CASE WHEN v_retries >= c.max_retries THEN 'dead' ELSE 'retry' END;
+END;
+$$;
+
+-- Replays a tracked table's dead letters selected by p_selector (over alias m; $1 ids, $2 type,
+-- $3 error group): retry count 0 and due at once. Returns how many.
+CREATE OR REPLACE FUNCTION inbox.tracked_replay(c inbox.inbox_config, p_selector text, p_event_ids text[],
+                                                p_event_type text, p_error text DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_ids text[];
+BEGIN
+    EXECUTE format('SELECT coalesce(array_agg(m.%I::text), ''{}'') FROM (SELECT m.%I FROM %s m WHERE %s AND %s FOR UPDATE OF m) m',
+        c.id_column, c.id_column, inbox.inbox_table(c), p_selector, inbox.state_predicate(c, 'dead'))
+        INTO v_ids USING p_event_ids, p_event_type, p_error;
+    IF c.retry_count_column IS NOT NULL THEN
+        EXECUTE format('UPDATE %s m SET %I = 0 WHERE m.%I = ANY ($1::%s[])',
+            inbox.inbox_table(c), c.retry_count_column, c.id_column, inbox.id_type(c)) USING v_ids;
+    END IF;
+    EXECUTE format('UPDATE %s s SET retry_count = 0, next_attempt_at = ''-infinity'' WHERE s.message_id = ANY ($1::%s[])',
+        inbox.retry_state_table(c), inbox.id_type(c)) USING v_ids;
+    RETURN cardinality(v_ids);
+END;
+$$;
+
+-- Removes up to p_limit side-table rows of messages that are processed or no longer in the table
+-- (deleted by the application or by retention). Returns how many.
+CREATE OR REPLACE FUNCTION inbox.purge_retry_state(c inbox.inbox_config, p_limit integer)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_count integer;
+BEGIN
+    IF c.managed OR p_limit < 1 THEN
+        RETURN 0;
+    END IF;
+    EXECUTE format($q$DELETE FROM %1$s x WHERE x.message_id = ANY (ARRAY(
+            SELECT s.message_id FROM %1$s s
+            WHERE NOT EXISTS (SELECT 1 FROM %2$s m WHERE m.%3$I = s.message_id AND m.%4$I IS NULL)
+            LIMIT $1 FOR UPDATE OF s SKIP LOCKED))$q$,
+        inbox.retry_state_table(c), inbox.inbox_table(c), c.id_column, c.processed_at_column)
+        USING p_limit;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    RETURN v_count;
 END;
 $$;

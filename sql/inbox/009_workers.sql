@@ -14,9 +14,12 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'mark_dead');
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_count integer;
 BEGIN
+    IF NOT c.managed THEN
+        RETURN inbox.tracked_record_failure(c, p_event_id, p_error, NULL, true, now()) IS NOT NULL;
+    END IF;
     EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = greatest(retry_count, $3), error = inbox.capped_error($2)
         WHERE event_id = $1 AND retry_count < $3 AND (processed_at IS NULL OR processed_at = now())$u$,
         inbox.inbox_table(c))
@@ -39,8 +42,17 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'record_failures');
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
 BEGIN
+    IF NOT c.managed THEN
+        -- One message after the other (each locks its row: tracked_record_failure).
+        RETURN QUERY SELECT f.event_id, r.result
+            FROM unnest(p_event_ids, p_errors, p_delays, p_dead) AS f(event_id, error, delay, dead)
+            CROSS JOIN LATERAL (SELECT inbox.tracked_record_failure(c, f.event_id, f.error, f.delay,
+                                    coalesce(f.dead, false), statement_timestamp()) AS result) r
+            WHERE r.result IS NOT NULL;
+        RETURN;
+    END IF;
     RETURN QUERY EXECUTE format($u$
         UPDATE %s m SET processed_at = NULL,
                retry_count = CASE WHEN f.dead THEN $3 ELSE m.retry_count + 1 END,
@@ -65,11 +77,11 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'release_claimed');
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_count integer;
 BEGIN
-    EXECUTE format('UPDATE %s SET processed_at = NULL WHERE event_id = ANY ($1) AND processed_at = now()',
-        inbox.inbox_table(c))
+    EXECUTE format('UPDATE %1$s SET %2$I = NULL WHERE %3$I = ANY ($1::%4$s[]) AND %2$I = now()',
+        inbox.inbox_table(c), c.processed_at_column, c.id_column, inbox.id_type(c))
         USING p_event_ids;
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count;
@@ -90,7 +102,7 @@ SET enable_bitmapscan = off SET enable_seqscan = off SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'count_waiting');
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     o inbox.inbox_ordering_config;
     v_table text := inbox.inbox_table(c);
     v_waiting text;
@@ -99,6 +111,15 @@ DECLARE
     v_walked integer;
     v_count integer;
 BEGIN
+    IF NOT c.managed THEN
+        -- What claim_<name> would take: the same conditions, heads only with ordering.
+        EXECUTE format($q$SELECT count(*)::integer FROM (
+                SELECT 1 FROM %s m WHERE %s AND ($2 IS NULL OR get_bit($2, %s) = 1) %s LIMIT $1) s$q$,
+            v_table, inbox.tracked_claimable_sql(c), inbox.tracked_bucket_sql(c), inbox.tracked_head_sql(c))
+            INTO v_count
+            USING p_limit, inbox.inbox_bucket_mask(p_buckets);
+        RETURN v_count;
+    END IF;
     v_waiting := format('m.processed_at IS NULL AND m.retry_count < %s AND m.next_attempt_at <= now()
               AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', c.max_retries);
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
@@ -149,10 +170,11 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_oldest timestamptz;
 BEGIN
-    EXECUTE format($q$SELECT count(*) FROM %s m WHERE m.processed_at IS NULL AND m.retry_count < %s$q$,
-        inbox.inbox_table(c), c.max_retries)
+    EXECUTE format($q$SELECT count(*) FROM %s m WHERE %s$q$, inbox.inbox_table(c), inbox.state_predicate(c, 'pending'))
         INTO depth;
-    EXECUTE inbox.oldest_pending_sql(c, 'm.received_at') INTO v_oldest;
+    IF c.received_at_column IS NOT NULL THEN
+        EXECUTE inbox.oldest_pending_sql(c, format('m.%I', c.received_at_column)) INTO v_oldest;
+    END IF;
     oldest_age_seconds := coalesce(inbox.seconds_since(v_oldest), 0);
 END;
 $$;

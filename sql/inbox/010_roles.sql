@@ -150,6 +150,14 @@ BEGIN
             END IF;
         END IF;
     END IF;
+    IF NOT c.managed AND to_regclass(inbox.retry_state_table(c)) IS NOT NULL THEN
+        -- The side table of retry counts, errors and next attempts: consumers record failures
+        -- (insert or update), operators replay (update), retention removes stale rows (delete);
+        -- readers count dead letters through it.
+        EXECUTE format('GRANT SELECT%s ON %s TO %s',
+            CASE WHEN p_kind IN ('consumer', 'operator') THEN ', INSERT, UPDATE, DELETE' ELSE '' END,
+            inbox.retry_state_table(c), v_role);
+    END IF;
     IF p_kind = 'operator' OR p_kind = 'reader' THEN
         FOREACH v_view IN ARRAY ARRAY[p_inbox || '_pending', p_inbox || '_dlq', p_inbox || '_stats', 'next_' || p_inbox] LOOP
             IF to_regclass(format('inbox.%I', v_view)) IS NOT NULL THEN
@@ -291,6 +299,9 @@ BEGIN
     END IF;
     -- REVOKE ALL on a table also revokes its column privileges.
     EXECUTE format('REVOKE ALL ON %s FROM %I', inbox.inbox_table(c), p_role);
+    IF NOT c.managed AND to_regclass(inbox.retry_state_table(c)) IS NOT NULL THEN
+        EXECUTE format('REVOKE ALL ON %s FROM %I', inbox.retry_state_table(c), p_role);
+    END IF;
     IF c.managed THEN
         EXECUTE format('REVOKE ALL ON FUNCTION inbox.%I(text[], text[], text[], text[], jsonb[], text[]) FROM %I',
                        'send_' || p_inbox, p_role);

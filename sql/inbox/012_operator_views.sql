@@ -108,13 +108,16 @@ BEGIN
             inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column), v_table, c.max_retries);
     END IF;
     RETURN format($q$SELECT b.* FROM (
-            SELECT DISTINCT ON (m.%1$I) m.%1$I::text AS agg, m.ctid AS tid, (%4$s) AS dead, false AS backing_off,
+            SELECT DISTINCT ON (m.%1$I) m.%1$I::text AS agg, m.ctid AS tid, (%4$s) AS dead,
+                   (%8$s) AND EXISTS (SELECT 1 FROM %7$s s WHERE s.message_id = m.%6$I AND s.next_attempt_at > now())
+                       AS backing_off,
                    CASE WHEN m.xmax <> '0'::xid AND m.xmax = ANY ($1) THEN m.xmax END AS locker
             FROM %3$s m WHERE m.%5$I IS NULL AND m.%1$I IS NOT NULL
             ORDER BY m.%1$I, m.%2$I, m.%6$I) b
-        WHERE b.dead OR b.locker IS NOT NULL$q$,
+        WHERE b.dead OR b.backing_off OR b.locker IS NOT NULL$q$,
         o.aggregate_column, o.sequence_column, v_table,
-        inbox.state_predicate(c, 'dead'), c.processed_at_column, c.id_column);
+        inbox.state_predicate(c, 'dead'), c.processed_at_column, c.id_column, inbox.retry_state_table(c),
+        inbox.state_predicate(c, 'pending'));
 END;
 $$;
 
@@ -165,9 +168,11 @@ BEGIN
         LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
         ORDER BY b.agg$q$,
         v_heads, inbox.inbox_table(c), c.id_column, c.event_type_column,
-        CASE WHEN c.error_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.error_column) END,
-        CASE WHEN c.retry_count_column IS NULL THEN '0' ELSE format('coalesce(m.%I, 0)::integer', c.retry_count_column) END,
-        CASE WHEN c.managed THEN 'CASE WHEN b.backing_off THEN m.next_attempt_at END' ELSE 'NULL::timestamptz' END,
+        inbox.error_sql(c),
+        format('(%s)::integer', inbox.retries_sql(c)),
+        CASE WHEN c.managed THEN 'CASE WHEN b.backing_off THEN m.next_attempt_at END'
+             ELSE format('CASE WHEN b.backing_off THEN (SELECT s.next_attempt_at FROM %s s WHERE s.message_id = m.%I) END',
+                         inbox.retry_state_table(c), c.id_column) END,
         o.aggregate_column, c.processed_at_column,
         CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz' ELSE format('m.%I::timestamptz', c.received_at_column) END)
         USING inbox.running_xids(), p_limit;
@@ -492,7 +497,7 @@ AS $$
         CASE WHEN p_by_ids THEN format('m.%I = ANY ($1::%s[])', c.id_column, inbox.id_type(c))
              ELSE format('m.%I::text IS NOT DISTINCT FROM $2', c.event_type_column)
                   || CASE WHEN p_by_error THEN format(' AND inbox.normalize_error(%s) = $3',
-                         CASE WHEN c.error_column IS NULL THEN 'NULL' ELSE format('m.%I::text', c.error_column) END)
+                         inbox.error_sql(c))
                      ELSE '' END END
 $$;
 
@@ -526,12 +531,9 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_received text := CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz'
                             ELSE format('m.%I::timestamptz', c.received_at_column) END;
-    v_error text := CASE WHEN c.error_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.error_column) END;
+    v_error text := inbox.error_sql(c);
 BEGIN
     PERFORM inbox.check_page_limit(p_limit);
-    IF c.retry_count_column IS NULL THEN
-        RETURN;
-    END IF;
     RETURN QUERY EXECUTE format($q$
         SELECT g.event_type, g.error_group, g.n, g.first_seen, g.last_seen, g.example[1], g.example[2]
         FROM (SELECT m.%1$I::text AS event_type, inbox.normalize_error(%2$s) AS error_group, count(*) AS n,
@@ -558,9 +560,6 @@ DECLARE
     v_count bigint;
 BEGIN
     PERFORM inbox.check_dead_selection(p_event_ids, p_event_type, p_error);
-    IF c.retry_count_column IS NULL THEN
-        RETURN 0;
-    END IF;
     EXECUTE format('SELECT count(*) FROM %s m WHERE %s', inbox.inbox_table(c),
         inbox.dead_selection_sql(c, p_event_ids IS NOT NULL, p_error IS NOT NULL))
         INTO v_count USING p_event_ids, p_event_type, p_error;
@@ -586,11 +585,8 @@ DECLARE
                             ELSE format('m.%I::timestamptz', c.received_at_column) END;
 BEGIN
     PERFORM inbox.check_page_limit(p_limit);
-    IF c.retry_count_column IS NULL THEN
-        RETURN;
-    END IF;
     RETURN QUERY EXECUTE format($q$
-        SELECT m.%1$I::text, m.%2$I::text, %3$s, %4$s, %5$s, coalesce(m.%6$I, 0)::integer, %7$s
+        SELECT m.%1$I::text, m.%2$I::text, %3$s, %4$s, %5$s, %6$s::integer, %7$s
         FROM %8$s m
         WHERE %9$s %10$s
           AND ($5 IS NULL OR (%4$s, m.%1$I::text) > ($5, $6))
@@ -599,8 +595,8 @@ BEGIN
         c.id_column, c.event_type_column,
         CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
         v_received,
-        CASE WHEN c.error_column IS NULL THEN 'NULL::text' ELSE format('left(m.%I::text, 500)', c.error_column) END,
-        c.retry_count_column,
+        format('left(%s, 500)', inbox.error_sql(c)),
+        format('(%s)', inbox.retries_sql(c)),
         CASE WHEN c.managed THEN 'm.trace_id' ELSE 'NULL::text' END,
         inbox.inbox_table(c), inbox.state_predicate(c, 'dead'),
         CASE WHEN p_error IS NOT NULL THEN 'AND ' || replace(
@@ -641,8 +637,8 @@ BEGIN
         CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
         CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz' ELSE format('m.%I::timestamptz', c.received_at_column) END,
         c.processed_at_column,
-        CASE WHEN c.error_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.error_column) END,
-        CASE WHEN c.retry_count_column IS NULL THEN '0' ELSE format('coalesce(m.%I, 0)::integer', c.retry_count_column) END,
+        inbox.error_sql(c),
+        format('(%s)::integer', inbox.retries_sql(c)),
         inbox.inbox_table(c), inbox.id_type(c))
         USING p_event_id;
 END;
@@ -687,16 +683,15 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_count integer;
 BEGIN
-    IF c.retry_count_column IS NULL THEN
-        RAISE EXCEPTION 'inbox % has no retry count column, so it has no dead letters to replay', quote_literal(p_inbox)
-            USING ERRCODE = 'feature_not_supported';
+    IF c.managed THEN
+        EXECUTE format('UPDATE %s m SET retry_count = 0, next_attempt_at = ''-infinity'' WHERE %s',
+            inbox.inbox_table(c), inbox.dead_selection_sql(c, false, p_error IS NOT NULL))
+            USING NULL::text[], p_event_type, p_error;
+        GET DIAGNOSTICS v_count = ROW_COUNT;
+    ELSE
+        v_count := inbox.tracked_replay(c, inbox.dead_selection_sql(c, false, p_error IS NOT NULL),
+            NULL, p_event_type, p_error);
     END IF;
-    EXECUTE format('UPDATE %s m SET %I = 0%s WHERE %s',
-        inbox.inbox_table(c), c.retry_count_column,
-        CASE WHEN c.managed THEN ', next_attempt_at = ''-infinity''' ELSE '' END,
-        inbox.dead_selection_sql(c, false, p_error IS NOT NULL))
-        USING NULL::text[], p_event_type, p_error;
-    GET DIAGNOSTICS v_count = ROW_COUNT;
     PERFORM inbox.log_operator_action('replay', p_inbox,
         jsonb_build_object('event_type', p_event_type, 'error_group', p_error), v_count);
     RETURN v_count;
@@ -717,12 +712,10 @@ DECLARE
     v_count integer := 0;
 BEGIN
     PERFORM inbox.check_dead_selection(p_event_ids, p_event_type, p_error);
-    IF c.retry_count_column IS NOT NULL THEN
-        EXECUTE format('UPDATE %s m SET %I = now() WHERE %s', inbox.inbox_table(c), c.processed_at_column,
-            inbox.dead_selection_sql(c, p_event_ids IS NOT NULL, p_error IS NOT NULL))
-            USING p_event_ids, p_event_type, p_error;
-        GET DIAGNOSTICS v_count = ROW_COUNT;
-    END IF;
+    EXECUTE format('UPDATE %s m SET %I = now() WHERE %s', inbox.inbox_table(c), c.processed_at_column,
+        inbox.dead_selection_sql(c, p_event_ids IS NOT NULL, p_error IS NOT NULL))
+        USING p_event_ids, p_event_type, p_error;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
     PERFORM inbox.log_operator_action('mark_processed', p_inbox,
         jsonb_strip_nulls(jsonb_build_object('event_ids', p_event_ids, 'event_type', p_event_type, 'error_group', p_error)),
         v_count);

@@ -71,6 +71,21 @@ final class BenchDatabase {
   }
 
   /** Server version and the settings that bound the numbers, for the report header. */
+  /** Checkpoints the server has run (timed and requested), from PostgreSQL 15 to 18. */
+  long checkpoints() {
+    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
+        ResultSet r = s.executeQuery("SELECT CASE WHEN current_setting('server_version_num')::int >= 170000"
+            + " THEN (SELECT (to_jsonb(x) ->> 'num_timed')::bigint + (to_jsonb(x) ->> 'num_requested')::bigint"
+            + " FROM pg_stat_checkpointer x)"
+            + " ELSE (SELECT (to_jsonb(x) ->> 'checkpoints_timed')::bigint"
+            + " + (to_jsonb(x) ->> 'checkpoints_req')::bigint FROM pg_stat_bgwriter x) END")) {
+      r.next();
+      return r.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   String describeServer() {
     try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
         ResultSet r = s.executeQuery("SELECT version(), current_setting('synchronous_commit'), "

@@ -17,12 +17,21 @@ import java.util.concurrent.locks.LockSupport;
  * Scenario 3: a producer at a steady rate (a tick every millisecond, rate/1000 messages per tick in
  * one statement), one worker woken by LISTEN/NOTIFY; latency from the producer's commit returning to
  * the handler starting on the message (the producer's own commit time is excluded).
+ *
+ * <p>Beside the percentiles it reports what may explain the tail: the messages slower than {@value
+ * #SLOW_MILLIS} ms and how many of them waited across a garbage collection of this JVM (producer
+ * and worker), the collections in the window and the longest, the server's checkpoints in the
+ * window, and the hiccups of this JVM (how late a thread asking to sleep 1 ms woke up: {@link
+ * Hiccups}), which is what scheduling alone adds.
  */
 final class EndToEndScenario {
 
+  static final int SLOW_MILLIS = 5;
+
   static void run(Report report, double scale) throws Exception {
     report.section("End-to-end latency, LISTEN/NOTIFY (commit returned -> handler start)",
-        "| rate (msg/s) | processors | duration | p50 | p99 | max | delivered |");
+        "| rate (msg/s) | processors | duration | p50 | p99 | p99.9 | max | delivered "
+            + "| > " + SLOW_MILLIS + " ms (across a GC) | GCs (longest) | checkpoints | hiccups |");
     BenchDatabase db = BenchDatabase.create("e2e");
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
     for (int rate : new int[] {1_000, 10_000}) {
@@ -54,15 +63,36 @@ final class EndToEndScenario {
       int perTick = rate / 1000;
       // One second of warm-up, not recorded.
       produce(inbox, new ConcurrentHashMap<>(), perTick, 1, "w");
-      produce(inbox, committedAt, perTick, seconds, "m");
-      while (!startedAt.keySet().containsAll(committedAt.keySet())) {
-        Thread.sleep(10);
+      long checkpointsBefore = db.checkpoints();
+      long epochOffsetNanos = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+      try (GcPauses gc = new GcPauses();
+          Hiccups hiccups = new Hiccups()) {
+        produce(inbox, committedAt, perTick, seconds, "m");
+        while (!startedAt.keySet().containsAll(committedAt.keySet())) {
+          Thread.sleep(10);
+        }
+        LatencyRecorder latency = new LatencyRecorder();
+        long slow = 0;
+        long slowAcrossGc = 0;
+        for (var e : committedAt.entrySet()) {
+          long committed = e.getValue();
+          long started = startedAt.get(e.getKey());
+          // A handler may start before the producer has read its own commit acknowledgement: 0.
+          latency.recordNanos(started - committed);
+          if (started - committed > SLOW_MILLIS * 1_000_000L) {
+            slow++;
+            if (gc.overlaps((committed + epochOffsetNanos) / 1_000_000L, (started + epochOffsetNanos) / 1_000_000L)) {
+              slowAcrossGc++;
+            }
+          }
+        }
+        List<GcPauses.Pause> pauses = gc.pauses();
+        long longest = pauses.stream().mapToLong(GcPauses.Pause::millis).max().orElse(0);
+        report.row(String.format("%,d", rate), processors, seconds + " s", ms(latency.percentileMillis(50)),
+            ms(latency.percentileMillis(99)), ms(latency.percentileMillis(99.9)), ms(latency.maxMillis()),
+            latency.count(), slow + " (" + slowAcrossGc + ")", pauses.size() + " (" + longest + " ms)",
+            db.checkpoints() - checkpointsBefore, hiccups.summary());
       }
-      LatencyRecorder latency = new LatencyRecorder();
-      // A handler may start before the producer has read its own commit acknowledgement: 0.
-      committedAt.forEach((id, committed) -> latency.recordNanos(startedAt.get(id) - committed));
-      report.row(String.format("%,d", rate), processors, seconds + " s", ms(latency.percentileMillis(50)),
-          ms(latency.percentileMillis(99)), ms(latency.maxMillis()), latency.count());
     } finally {
       worker.stop();
     }

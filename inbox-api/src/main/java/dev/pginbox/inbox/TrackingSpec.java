@@ -5,12 +5,16 @@ import java.util.Objects;
 
 /**
  * An inbox over an existing table ({@code inbox.enable_inbox_tracking}). The table is never
- * altered. Optional columns ({@code receivedAt}, {@code aggregate}, {@code retryCount}, {@code
- * error}) may be null when the table has no such column; without a retry count column there are no
- * retries, dead letters or replay.
+ * altered, except for the notification trigger that {@code notifyOnInsert} asks for. Optional
+ * columns ({@code receivedAt}, {@code aggregate}, {@code retryCount}, {@code error}, {@code
+ * payload}) left at their standard names are used when the table has them and skipped otherwise;
+ * null skips one. Retry counts, errors and backoff the table has no columns for are kept in the
+ * inbox's side table.
  *
  * @param table the table, optionally schema-qualified ({@code app.incoming_events})
  * @param processedRetention null: retention never deletes from the table
+ * @param notifyOnInsert true: a statement-level trigger on the table notifies workers of inserts;
+ *     false: workers poll
  */
 public record TrackingSpec(
     String name,
@@ -24,7 +28,9 @@ public record TrackingSpec(
     String errorColumn,
     int maxRetries,
     Duration processedRetention,
-    Duration dlqRetention) {
+    Duration dlqRetention,
+    String payloadColumn,
+    boolean notifyOnInsert) {
 
   public TrackingSpec {
     InboxNames.requireValid(name);
@@ -59,6 +65,8 @@ public record TrackingSpec(
     private int maxRetries = InboxOptions.DEFAULT_MAX_RETRIES;
     private Duration processedRetention;
     private Duration dlqRetention = InboxOptions.DEFAULT_DLQ_RETENTION;
+    private String payloadColumn = "payload";
+    private boolean notifyOnInsert;
 
     private Builder(String name, String table) {
       this.name = name;
@@ -115,6 +123,16 @@ public record TrackingSpec(
       return this;
     }
 
+    public Builder payloadColumn(String v) {
+      payloadColumn = v;
+      return this;
+    }
+
+    public Builder notifyOnInsert(boolean v) {
+      notifyOnInsert = v;
+      return this;
+    }
+
     public TrackingSpec build() {
       return new TrackingSpec(
           name,
@@ -128,7 +146,9 @@ public record TrackingSpec(
           errorColumn,
           maxRetries,
           processedRetention,
-          dlqRetention);
+          dlqRetention,
+          payloadColumn,
+          notifyOnInsert);
     }
   }
 }

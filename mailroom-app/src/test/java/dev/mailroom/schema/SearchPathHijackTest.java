@@ -245,6 +245,37 @@ class SearchPathHijackTest {
     s.execute("SELECT inbox.inbox_health('h_tracked')");
     s.execute("SELECT inbox.inbox_status('h_tracked')");
     s.execute("SELECT * FROM inbox.inbox_messages('h_tracked', 'pending')");
+    // A tracked table without retry columns: claim, failures and replay through the side table.
+    s.execute(
+        "CREATE TABLE public.h_bare (id bigint PRIMARY KEY, kind text NOT NULL, agg text,"
+            + " done_at timestamptz)");
+    s.execute(
+        "SELECT inbox.enable_inbox_tracking('h_bare', 'public.h_bare', 'id', 'done_at', 'kind',"
+            + " p_max_retries => 2, p_notify => true)");
+    s.execute("SELECT inbox.enable_inbox_ordering('h_bare', 'agg', 'id')");
+    s.execute("SELECT inbox.enable_inbox_priority('h_bare', 'kind', '{\"k\": 1}')");
+    s.execute("INSERT INTO public.h_bare (id, kind, agg) VALUES (1, 'k', 'x'), (2, 'k', 'y')");
+    s.execute("SELECT inbox.count_waiting('h_bare', 10)");
+    s.execute("BEGIN");
+    assertThat(strings(s, "SELECT event_id FROM inbox.claim_h_bare(10, ARRAY[0, 1])")).isEmpty();
+    assertThat(strings(s, "SELECT event_id FROM inbox.claim_h_bare(10)")).hasSize(2);
+    s.execute(
+        "SELECT * FROM inbox.record_failures('h_bare', ARRAY['1', '2'], ARRAY['bad', 'bad'],"
+            + " ARRAY[NULL::interval, NULL], ARRAY[true, false])");
+    s.execute("SELECT inbox.release_claimed('h_bare', ARRAY['2'])");
+    s.execute("COMMIT");
+    s.execute("SELECT inbox.mark_failed('h_bare', '2', 'no', interval '0')");
+    s.execute("SELECT * FROM inbox.inbox_dlq_groups('h_bare')");
+    s.execute("SELECT * FROM inbox.inbox_dead_letters('h_bare')");
+    s.execute("SELECT * FROM inbox.inbox_blocked_aggregates('h_bare')");
+    s.execute("SELECT inbox.replay_dlq_group('h_bare', 'k', NULL)");
+    s.execute("SELECT inbox.replay_inbox_messages('h_bare', ARRAY['1', '2'])");
+    s.execute("SELECT inbox.mark_dead('h_bare', '1', 'dead')");
+    s.execute("SELECT inbox.discard_dead_letters('h_bare', ARRAY['1'])");
+    s.execute("SELECT inbox.inbox_status('h_bare')");
+    s.execute("SELECT * FROM inbox.pending_gauges('h_bare')");
+    s.execute("SELECT inbox.purge_inbox('h_bare')");
+    s.execute("SELECT inbox.drop_inbox('h_bare')");
 
     s.execute("SELECT inbox.disable_inbox_ordering('h_ordered')");
     s.execute("SELECT inbox.drop_inbox('h_parts', p_cascade => true)");

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pginbox.inbox.NewMessage;
 import dev.pginbox.inbox.postgres.PostgresInbox;
-import java.io.File;
+import dev.pginbox.inbox.testing.HeadlessChromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -19,9 +19,6 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -30,19 +27,14 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  */
 class ConsoleBrowserTest extends HttpTestSupport {
 
-  private static final File CHROMIUM = new File("/usr/bin/chromium");
-  private static final File CHROMEDRIVER = new File("/usr/bin/chromedriver");
-
   private static InboxHttp.Running server;
+  private static HeadlessChromium chromium;
   private static WebDriver browser;
-  private static Path profile;
   private static String origin;
 
   @BeforeAll
   static void start() throws Exception {
-    assumeTrue(
-        CHROMIUM.canExecute() && CHROMEDRIVER.canExecute(),
-        "SKIP: the browser tests need the Debian packages chromium and chromium-driver");
+    assumeTrue(HeadlessChromium.available(), HeadlessChromium.SKIP_MESSAGE);
     installDatabase("inbox_console");
     PostgresInbox shipments = manager.createInbox("shipments");
     manager.enableOrdering("shipments");
@@ -71,41 +63,17 @@ class ConsoleBrowserTest extends HttpTestSupport {
             .start(loopback());
     origin = "127.0.0.1:" + server.address().getPort();
 
-    profile = Files.createTempDirectory("inbox-console-chromium");
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(CHROMIUM);
-    options.addArguments(
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1400,1000",
-        "--user-data-dir=" + profile);
-    ChromeDriverService service =
-        new ChromeDriverService.Builder()
-            .usingDriverExecutable(CHROMEDRIVER)
-            .usingAnyFreePort()
-            .build();
-    browser = new ChromeDriver(service, options);
-    browser.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+    chromium = HeadlessChromium.start();
+    browser = chromium.browser();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (browser != null) {
-      browser.quit();
+    if (chromium != null) {
+      chromium.close();
     }
     if (server != null) {
       server.close();
-    }
-    if (profile != null) {
-      try (var files = Files.walk(profile)) {
-        files.sorted(java.util.Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-      }
     }
   }
 

@@ -170,6 +170,8 @@ public final class PostgresInboxManager implements InboxManager {
                 .bind("aggregateColumn", s.aggregateColumn())
                 .bind("retryCountColumn", s.retryCountColumn())
                 .bind("errorColumn", s.errorColumn())
+                .bind("payloadColumn", s.payloadColumn())
+                .bind("notify", s.notifyOnInsert())
                 .bind("maxRetries", s.maxRetries())
                 .bind(
                     "retentionHours",

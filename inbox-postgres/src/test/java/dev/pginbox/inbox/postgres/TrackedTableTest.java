@@ -158,12 +158,98 @@ class TrackedTableTest extends InboxTestSupport {
     assertThat(inbox.markProcessed("m1")).isTrue();
     assertThat(inbox.health().pendingCount()).isEqualTo(1);
     assertThat(inbox.pending(10)).extracting(InboxMessage::eventId).containsExactly("m2");
-    assertThatThrownBy(() -> inbox.replay(List.of("m2")))
-        .isInstanceOf(InboxException.class)
-        .hasMessageContaining("no retry count column");
+    // Failures go to the inbox's side table: the table has no columns for them.
+    assertThat(inbox.replay(List.of("m2"))).as("not a dead letter").isZero();
+    assertThat(inbox.markFailed("m2", "first")).isEqualTo(MarkFailedResult.RETRY);
+    assertThat(strings("SELECT retry_count || ':' || error FROM inbox.minimal_retry_state"))
+        .containsExactly("1:first");
+    assertThat(strings("SELECT kind FROM inbox.minimal_pending"))
+        .as("backing off, still pending")
+        .hasSize(1);
     assertThatThrownBy(() -> inbox.send(NewMessage.of("m3", "k", null, null)))
         .isInstanceOf(InboxException.class)
         .hasMessageContaining("tracks an application table");
+  }
+
+  @Test
+  void the_seed_example_tracks_a_table_without_the_optional_columns_and_status_says_what_is_off() {
+    // Verbatim from the API the inbox implements: the optional columns keep their standard names
+    // (received_at, aggregate_id, retry_count, error), which this table does not have.
+    sql(
+        "CREATE TABLE app.seed_events (msg_id text PRIMARY KEY, type text, agg text, body jsonb,"
+            + " got_at timestamptz DEFAULT now(), done_at timestamptz)");
+    String before = tableDefinition("app.seed_events");
+    sql(
+        "SELECT inbox.enable_inbox_tracking('my_inbox', 'app.seed_events',"
+            + " p_id_column => 'msg_id', p_processed_at_column => 'done_at',"
+            + " p_event_type_column => 'type')");
+    assertThat(tableDefinition("app.seed_events")).isEqualTo(before);
+    assertThat(
+            strings(
+                "SELECT concat_ws(',', received_at_column, aggregate_column, retry_count_column,"
+                    + " error_column) FROM inbox.inbox_config WHERE inbox_name = 'my_inbox'"))
+        .containsExactly("");
+
+    sql("INSERT INTO app.seed_events (msg_id, type) VALUES ('e1', 'order.placed')");
+    assertThat(strings("SELECT msg_id FROM inbox.my_inbox_pending")).containsExactly("e1");
+    assertThat(count("SELECT (inbox.inbox_health('my_inbox') ->> 'pending_count')::bigint"))
+        .isEqualTo(1);
+    assertThat(
+            strings(
+                "SELECT f.key || '=' || (f.value ->> 'enabled') || ':' || coalesce(f.value ->> 'reason', '')"
+                    + " FROM jsonb_each(inbox.inbox_status('my_inbox') -> 'features') f"
+                    + " WHERE f.key IN ('arrival_order', 'aggregate')"
+                    + " ORDER BY f.key"))
+        .containsExactly(
+            "aggregate=false:no aggregate_id column: listings show no aggregate and every message"
+                + " falls into the partition bucket of the empty aggregate",
+            "arrival_order=false:no received_at column: messages are claimed and listed in id"
+                + " order, not by arrival");
+  }
+
+  @Test
+  void
+      an_optional_column_present_under_its_standard_name_is_used_and_a_named_missing_one_is_an_error() {
+    sql(
+        "CREATE TABLE app.standard_names (event_id text PRIMARY KEY, event_type text,"
+            + " processed_at timestamptz, received_at timestamptz DEFAULT now(), attempts int)");
+    sql("SELECT inbox.enable_inbox_tracking('standard_names', 'app.standard_names')");
+    assertThat(
+            strings(
+                "SELECT concat_ws(',', received_at_column, aggregate_column, retry_count_column,"
+                    + " error_column) FROM inbox.inbox_config WHERE inbox_name = 'standard_names'"))
+        .containsExactly("received_at");
+    assertThat(
+            strings(
+                "SELECT inbox.inbox_status('standard_names') -> 'features' -> 'message_age' ->> 'enabled'"))
+        .containsExactly("true");
+
+    sql(
+        "CREATE TABLE app.named_missing (event_id text PRIMARY KEY, event_type text, processed_at timestamptz)");
+    for (String column :
+        List.of(
+            "p_received_at_column => 'arrived'",
+            "p_aggregate_column => 'agg'",
+            "p_retry_count_column => 'attempts'",
+            "p_error_column => 'last_error'")) {
+      assertThatThrownBy(
+              () ->
+                  sql(
+                      "SELECT inbox.enable_inbox_tracking('named_missing', 'app.named_missing', "
+                          + column
+                          + ")"))
+          .hasMessageContaining("does not exist in app.named_missing")
+          .rootCause()
+          .isInstanceOfSatisfying(
+              java.sql.SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42703"));
+    }
+    assertThat(manager.names()).doesNotContain("named_missing");
+    // A column of the standard name but an unusable type is not silently skipped.
+    sql(
+        "CREATE TABLE app.wrong_type (event_id text PRIMARY KEY, event_type text, processed_at timestamptz, retry_count text)");
+    assertThatThrownBy(
+            () -> sql("SELECT inbox.enable_inbox_tracking('wrong_type', 'app.wrong_type')"))
+        .hasMessageContaining("cannot be the retry_count column");
   }
 
   @Test
@@ -215,20 +301,26 @@ class TrackedTableTest extends InboxTestSupport {
   }
 
   @Test
-  void the_worker_functions_refuse_a_tracked_table_by_name() {
-    sql("CREATE TABLE app.refused " + COLUMNS);
-    manager.enableTracking(spec("refused", "app.refused").build());
-    for (String call :
-        List.of(
-            "inbox.count_waiting('refused', 10)",
-            "inbox.mark_dead('refused', 'x', 'e')",
-            "inbox.record_failures('refused', '{x}', '{e}', '{NULL}', '{false}')")) {
-      String function = call.substring("inbox.".length(), call.indexOf('('));
-      assertThatThrownBy(() -> strings("SELECT count(*)::text FROM " + call))
-          .hasMessageContaining(function + " needs a managed inbox; 'refused' is tracked")
-          .rootCause()
-          .isInstanceOfSatisfying(
-              java.sql.SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("0A000"));
-    }
+  void the_worker_functions_work_on_a_tracked_table() {
+    sql("CREATE TABLE app.worked " + COLUMNS);
+    manager.enableTracking(spec("worked", "app.worked").build());
+    sql("INSERT INTO app.worked (type, agg) VALUES ('x', 'A'), ('y', 'B')");
+    String x = idOf("app.worked", "x");
+    String y = idOf("app.worked", "y");
+    assertThat(count("SELECT inbox.count_waiting('worked', 10)")).isEqualTo(2);
+    assertThat(strings("SELECT inbox.mark_dead('worked', ?, 'gave up')::text", x))
+        .containsExactly("true");
+    assertThat(strings("SELECT msg_id::text FROM inbox.worked_dlq")).containsExactly(x);
+    assertThat(
+            strings(
+                "SELECT event_id || ':' || result FROM inbox.record_failures('worked', ARRAY[?, ?],"
+                    + " '{e1,e2}', '{NULL,NULL}', '{false,false}')",
+                x,
+                y))
+        .as("a dead letter is left alone")
+        .containsExactly(y + ":retry");
+    assertThat(count("SELECT inbox.count_waiting('worked', 10)")).as("y backs off").isZero();
+    assertThat(strings("SELECT attempts || last_error FROM app.worked WHERE type = 'y'"))
+        .containsExactly("1e2");
   }
 }

@@ -136,14 +136,18 @@ class UpgradeFromPreviousReleaseTest {
           .as(inbox)
           .isEqualTo(2);
     }
-    // The generated functions of 0.1.0 set no search_path; their replacements do.
+    // The generated functions of 0.1.0 set no search_path; their replacements do. The tracked
+    // inbox had none and gets one: five.
     assertThat(
             one(
                 "SELECT count(*) FROM pg_proc WHERE pronamespace = 'inbox'::regnamespace"
                     + " AND proname ~ '^claim_up_'"
                     + " AND 'search_path=pg_catalog, pg_temp' = ANY (proconfig)",
                 Long.class))
-        .isEqualTo(4);
+        .isEqualTo(5);
+    assertThat(one("SELECT to_regclass('inbox.up_tracked_retry_state')::text", String.class))
+        .as("the tracked inbox's side table")
+        .isEqualTo("inbox.up_tracked_retry_state");
   }
 
   @Test
