@@ -377,13 +377,17 @@ $$;
 -- index in order, so the alternatives are off inside the function. Their penalty costs would
 -- trigger JIT compilation (~400 ms a call), so JIT is off too. The pinned search_path keeps
 -- every name in the body to the built-ins and the inbox's own objects.
+-- p_max_bytes is the batch's byte budget (NULL: none): the claim stops adding messages once their
+-- payloads' stored size (pg_column_size, the measure of set_max_payload_size) would pass it, but
+-- always takes at least one message, so a payload bigger than the budget is claimed alone.
 -- Placeholders: {{function}} claim_<name>, {{table}} the inbox's table.
 CREATE OR REPLACE FUNCTION inbox.generated_claim_header()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t$
-            CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL)
+            CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL,
+                                                    p_max_bytes bigint DEFAULT NULL)
             RETURNS SETOF {{table}}
             LANGUAGE plpgsql
             SET search_path = pg_catalog, pg_temp
@@ -391,6 +395,20 @@ AS $h$ SELECT $t$
             AS $body$
             DECLARE
                 v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket$t$ $h$;
+
+-- The argument checks at the start of both claim functions.
+CREATE OR REPLACE FUNCTION inbox.generated_claim_checks()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$IF p_limit IS NULL OR p_limit < 1 THEN
+                    RAISE EXCEPTION 'claim limit must be at least 1, got %', coalesce(p_limit::text, 'NULL')
+                        USING ERRCODE = 'invalid_parameter_value';
+                END IF;
+                IF p_max_bytes < 1 THEN
+                    RAISE EXCEPTION 'claim byte budget must be at least 1, got %', p_max_bytes
+                        USING ERRCODE = 'invalid_parameter_value';
+                END IF;$t$ $h$;
 
 -- claim_<name> without ordering. Claim = select the next batch with SKIP LOCKED and mark it
 -- processed in one statement. The caller's transaction is the unit of work: commit keeps the
@@ -405,29 +423,56 @@ AS $h$ SELECT $t$
 -- partial indexes of pending rows for the UPDATE, and with statistics taken while nothing was
 -- pending it scanned one (filtering on ctid) instead of the TID scan, reading the whole backlog per
 -- claim (docs/performance.md, "Claim").
--- Placeholders: {{header}} (generated_claim_header), {{table}}, {{max_retries}}.
+-- A claim within a byte budget takes its running sum over the rows it locked, in claim order, and
+-- claims the prefix that fits. A locked row past the budget stays locked by this transaction until
+-- it ends, so other claims skip it meanwhile: a delay of one batch, never a loss, and only in
+-- batches the budget cut short. Locking row by row instead (a cursor) would cost every claim.
+-- Placeholders: {{header}} (generated_claim_header), {{check_arguments}}, {{table}},
+-- {{max_retries}}.
 CREATE OR REPLACE FUNCTION inbox.plain_claim_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t${{header}}
             BEGIN
-                IF p_limit IS NULL OR p_limit < 1 THEN
-                    RAISE EXCEPTION 'claim limit must be at least 1, got %', coalesce(p_limit::text, 'NULL')
-                        USING ERRCODE = 'invalid_parameter_value';
+                {{check_arguments}}
+                IF p_max_bytes IS NULL THEN
+                    RETURN QUERY
+                    WITH claimed AS (
+                        UPDATE {{table}} m SET processed_at = now()
+                        WHERE m.ctid = ANY (ARRAY(
+                            SELECT c.ctid
+                            FROM {{table}} c
+                            WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
+                              AND c.next_attempt_at <= now()
+                              AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
+                            ORDER BY c.priority, c.seq
+                            LIMIT p_limit
+                            FOR UPDATE OF c SKIP LOCKED))
+                          AND num_nulls(m.processed_at) = 1
+                        RETURNING m.*
+                    )
+                    SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
+                    RETURN;
                 END IF;
+                -- The same claim within the byte budget (see generated_claim_header).
                 RETURN QUERY
                 WITH claimed AS (
                     UPDATE {{table}} m SET processed_at = now()
                     WHERE m.ctid = ANY (ARRAY(
-                        SELECT c.ctid
-                        FROM {{table}} c
-                        WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
-                          AND c.next_attempt_at <= now()
-                          AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
-                        ORDER BY c.priority, c.seq
-                        LIMIT p_limit
-                        FOR UPDATE OF c SKIP LOCKED))
+                        SELECT l.tid FROM (
+                            SELECT l.tid, row_number() OVER w AS n, sum(l.bytes) OVER w AS upto
+                            FROM (SELECT c.ctid AS tid, c.priority, c.seq,
+                                         coalesce(pg_column_size(c.payload), 0) AS bytes
+                                  FROM {{table}} c
+                                  WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
+                                    AND c.next_attempt_at <= now()
+                                    AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
+                                  ORDER BY c.priority, c.seq
+                                  LIMIT p_limit
+                                  FOR UPDATE OF c SKIP LOCKED) l
+                            WINDOW w AS (ORDER BY l.priority, l.seq ROWS UNBOUNDED PRECEDING)) l
+                        WHERE l.n = 1 OR l.upto <= p_max_bytes))
                       AND num_nulls(m.processed_at) = 1
                     RETURNING m.*
                 )
@@ -451,7 +496,9 @@ $t$ $h$;
 -- unprocessed: two workers never hold one aggregate. A message may be claimed only when no
 -- earlier message of its aggregate is unprocessed; rows the claiming transaction holds still look
 -- unprocessed to every other worker.
--- Placeholders: {{header}}, {{table}}, {{max_retries}}, {{aggregate}} (the quoted aggregate
+-- The byte budget applies to both phases together, as in the plain claim; the running sum costs
+-- little next to the head tests, so the statement is the same with or without a budget.
+-- Placeholders: {{header}}, {{check_arguments}}, {{table}}, {{max_retries}}, {{aggregate}} (the quoted aggregate
 -- column), {{candidate_blocked}} (earlier_unprocessed_sql of candidate c), {{window_blocked}}
 -- (the same for window row win), {{heads}} (aggregate_heads_sql).
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_template()
@@ -463,34 +510,42 @@ AS $h$ SELECT $t${{header}}
                 v_first {{table}}[];
                 v_rest {{table}}[] := '{}';
                 v_walked integer;  -- blocked messages (not heads) in the window
+                v_first_bytes bigint := 0;
             BEGIN
-                IF p_limit IS NULL OR p_limit < 1 THEN
-                    RAISE EXCEPTION 'claim limit must be at least 1, got %', coalesce(p_limit::text, 'NULL')
-                        USING ERRCODE = 'invalid_parameter_value';
-                END IF;
+                {{check_arguments}}
                 WITH claimed AS (
                     UPDATE {{table}} m SET processed_at = now()
                     WHERE m.ctid = ANY (ARRAY(
-                        SELECT c.ctid
-                        FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w
-                              WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                                AND w.next_attempt_at <= now()
-                                AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
-                              ORDER BY w.priority, w.seq
-                              LIMIT v_window) win
-                        JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
-                        WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
-                          AND c.next_attempt_at <= now()
-                          AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
-                        ORDER BY win.priority, win.seq
-                        LIMIT p_limit
-                        FOR UPDATE OF c SKIP LOCKED))
+                        SELECT l.tid FROM (
+                            SELECT l.tid, row_number() OVER w AS n, sum(l.bytes) OVER w AS upto
+                            FROM (SELECT c.ctid AS tid, win.priority, win.seq,
+                                         CASE WHEN p_max_bytes IS NULL THEN 0
+                                              ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
+                                  FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w
+                                        WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
+                                          AND w.next_attempt_at <= now()
+                                          AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                                        ORDER BY w.priority, w.seq
+                                        LIMIT v_window) win
+                                  JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
+                                  WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
+                                    AND c.next_attempt_at <= now()
+                                    AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
+                                  ORDER BY win.priority, win.seq
+                                  LIMIT p_limit
+                                  FOR UPDATE OF c SKIP LOCKED) l
+                            WINDOW w AS (ORDER BY l.priority, l.seq ROWS UNBOUNDED PRECEDING)) l
+                        WHERE p_max_bytes IS NULL OR l.n = 1 OR l.upto <= p_max_bytes))
                       AND num_nulls(m.processed_at) = 1
                     RETURNING m AS r
                 )
-                SELECT coalesce(array_agg(claimed.r), '{}') INTO v_first FROM claimed;
+                SELECT coalesce(array_agg(claimed.r), '{}'),
+                       coalesce(sum(pg_column_size((claimed.r).payload)), 0)
+                INTO v_first, v_first_bytes FROM claimed;
 
-                IF cardinality(v_first) < p_limit THEN
+                -- A byte budget that phase 1 used up leaves nothing for phase 2.
+                IF cardinality(v_first) < p_limit
+                   AND (p_max_bytes IS NULL OR cardinality(v_first) = 0 OR v_first_bytes < p_max_bytes) THEN
                     -- Phase 2 only when blocked messages (not heads) crowd the window. A window
                     -- that is merely full of messages other claims hold or just committed (two
                     -- workers claiming side by side) is no reason: the next claim reaches what
@@ -513,7 +568,12 @@ AS $h$ SELECT $t${{header}}
                         WITH RECURSIVE {{heads}}, claimed AS (
                             UPDATE {{table}} m SET processed_at = now()
                             WHERE m.ctid = ANY (ARRAY(
-                                SELECT c.ctid
+                              SELECT l.tid FROM (
+                                SELECT l.tid, row_number() OVER w AS n, sum(l.bytes) OVER w AS upto
+                                FROM (
+                                SELECT c.ctid AS tid, c.priority, c.seq,
+                                       CASE WHEN p_max_bytes IS NULL THEN 0
+                                            ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
                                 FROM {{table}} c
                                 WHERE c.ctid = ANY (ARRAY(
                                         SELECT heads.tid FROM heads
@@ -531,7 +591,10 @@ AS $h$ SELECT $t${{header}}
                                         SELECT f.{{aggregate}} FROM unnest(v_first) f WHERE f.{{aggregate}} IS NOT NULL)))
                                 ORDER BY c.priority, c.seq
                                 LIMIT p_limit - cardinality(v_first)
-                                FOR UPDATE OF c SKIP LOCKED))
+                                FOR UPDATE OF c SKIP LOCKED) l
+                                WINDOW w AS (ORDER BY l.priority, l.seq ROWS UNBOUNDED PRECEDING)) l
+                              WHERE p_max_bytes IS NULL OR l.upto <= p_max_bytes - v_first_bytes
+                                 OR (l.n = 1 AND cardinality(v_first) = 0)))
                               AND num_nulls(m.processed_at) = 1
                             RETURNING m AS r
                         )
@@ -562,7 +625,14 @@ BEGIN
         PERFORM inbox.rebuild_tracked_claim_function(c);
         RETURN;
     END IF;
-    v_values := v_values || jsonb_build_object('header', inbox.sql_template(inbox.generated_claim_header(), v_values));
+    v_values := v_values || jsonb_build_object(
+        'header', inbox.sql_template(inbox.generated_claim_header(), v_values),
+        'check_arguments', inbox.generated_claim_checks());
+    -- Before the byte budget the function had two arguments; that overload would make every call
+    -- with one or two arguments ambiguous. EXECUTE stays PUBLIC's, as for any new function.
+    IF to_regprocedure(format('inbox.%I(integer, integer[])', 'claim_' || c.inbox_name)) IS NOT NULL THEN
+        EXECUTE format('DROP FUNCTION inbox.%I(integer, integer[])', 'claim_' || c.inbox_name);
+    END IF;
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
     IF NOT FOUND THEN
         EXECUTE inbox.sql_template(inbox.plain_claim_template(), v_values);
@@ -728,7 +798,7 @@ BEGIN
     PERFORM inbox.replace_view(c, v_view, NULL)
     FROM unnest(ARRAY[p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name]) AS v_view;
     IF c.managed THEN
-        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[])', 'claim_' || p_name);
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[], bigint)', 'claim_' || p_name);
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text[], text[], text[], text[], jsonb[], text[])', 'send_' || p_name);
         IF p_cascade THEN
             EXECUTE format('DROP TABLE IF EXISTS %s', inbox.inbox_table(c));
@@ -739,7 +809,7 @@ BEGIN
         END IF;
     ELSE
         -- Everything tracking added, and nothing else: the table is left as it was before.
-        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[])', 'claim_' || p_name);
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[], bigint, boolean)', 'claim_' || p_name);
         IF c.notify_trigger AND to_regclass(inbox.inbox_table(c)) IS NOT NULL THEN
             EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', p_name || '_notify', inbox.inbox_table(c));
         END IF;

@@ -297,8 +297,16 @@ DECLARE
     v_key text := CASE WHEN (SELECT r.relkind FROM pg_class r WHERE r.oid = v_table::regclass) = 'p'
                        THEN format('%I', c.id_column) ELSE 'ctid' END;
 BEGIN
+    -- The signature of a managed inbox's claim, so the worker calls both alike; the byte budget and
+    -- the skip-top turn are not applied to tracked tables (docs/consuming.md). An overload with
+    -- fewer arguments would make calls ambiguous.
+    IF to_regprocedure(format('inbox.%I(integer, integer[])', 'claim_' || c.inbox_name)) IS NOT NULL THEN
+        EXECUTE format('DROP FUNCTION inbox.%I(integer, integer[])', 'claim_' || c.inbox_name);
+    END IF;
     EXECUTE inbox.sql_template($t$
-        CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL)
+        CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL,
+                                                p_max_bytes bigint DEFAULT NULL,
+                                                p_skip_top_priority boolean DEFAULT false)
         RETURNS TABLE (event_id text, event_type text, source text, aggregate_id text, payload jsonb,
                        received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
                        trace_id text, seq bigint, priority integer, bucket integer)

@@ -12,7 +12,7 @@ import java.util.List;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--runs N] [--scale F] [--out FILE] [scenario...]
- * scenarios: produce consume consume-plain consume-ordered consume-partitioned e2e mailroom (includes memory) delivery (SMTP; delivery-budget for its budget part only; not in the default set)
+ * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-budget (byte budget off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP; delivery-budget for its budget part only; not in the default set)
  *   operator (default: all)
  * --mailroom-jar PATH (default mailroom-app/target/mailroom-app.jar), --collector-jvm-flag FLAG (repeatable)
  * footprint: the distribution's bin/mailroom (--mailroom-dist PATH, default mailroom-app/target/mailroom/mailroom)
@@ -74,6 +74,7 @@ public final class BenchmarkMain {
           List.of(ConsumeScenario.Variant.ORDERED), new int[] {100, 1000});
       case "consume-partitioned" -> ConsumeScenario.run(report, runs, scale,
           List.of(ConsumeScenario.Variant.PARTITIONED), new int[] {100, 1000});
+      case "consume-budget" -> ConsumeScenario.runBudget(report, runs, scale);
       case "e2e" -> EndToEndScenario.run(report, scale);
       case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
       case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);

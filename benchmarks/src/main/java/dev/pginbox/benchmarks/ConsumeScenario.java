@@ -54,8 +54,52 @@ final class ConsumeScenario {
     }
   }
 
+  /**
+   * The claim's byte budget (WorkerOptions.maxBatchBytes) on and off, interleaved run by run (off,
+   * on, on, off, ...) so that both see the same machine load: the default budget, which never binds
+   * on these ~100-byte payloads, against NO_BATCH_BYTE_LIMIT (the claim without the running sum).
+   */
+  static void runBudget(Report report, int runs, double scale) throws Exception {
+    report.section("Consume with the byte budget off and on, interleaved (messages/s, median of runs, min..max)",
+        "| variant | batch | workers | messages | budget off | budget on (16 MiB) | on / off |");
+    BenchDatabase db = BenchDatabase.create("consume_budget");
+    PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
+    for (Variant variant : List.of(Variant.PLAIN, Variant.ORDERED)) {
+      String inbox = "budget_" + variant.name().toLowerCase();
+      manager.createInbox(inbox);
+      if (variant == Variant.ORDERED) {
+        manager.enableOrdering(inbox);
+      }
+      for (int batch : new int[] {100, 1000}) {
+        for (int workers : new int[] {1, 2}) {
+          int messages = (int) (scale * 100_000);
+          Measurements off = new Measurements();
+          Measurements on = new Measurements();
+          for (int run = -1; run < runs; run++) {
+            boolean offFirst = run % 2 == 0;
+            double first = drain(db, inbox, variant, batch, workers, messages,
+                offFirst ? WorkerOptions.NO_BATCH_BYTE_LIMIT : WorkerOptions.DEFAULT_MAX_BATCH_BYTES);
+            double second = drain(db, inbox, variant, batch, workers, messages,
+                offFirst ? WorkerOptions.DEFAULT_MAX_BATCH_BYTES : WorkerOptions.NO_BATCH_BYTE_LIMIT);
+            if (run >= 0) {
+              off.add(offFirst ? first : second);
+              on.add(offFirst ? second : first);
+            }
+          }
+          report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages),
+              off.summary(), on.summary(), String.format("%.3f", on.median() / off.median()));
+        }
+      }
+    }
+  }
+
   private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
       throws Exception {
+    return drain(db, inbox, variant, batch, workers, messages, WorkerOptions.DEFAULT_MAX_BATCH_BYTES);
+  }
+
+  private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages,
+      long maxBatchBytes) throws Exception {
     db.execute("TRUNCATE inbox." + inbox);
     db.execute(("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
         + "SELECT 'm' || g, CASE WHEN g %% 10 = 0 THEN 'order.cancelled' ELSE 'order.placed' END, 'bench', "
@@ -72,6 +116,7 @@ final class ConsumeScenario {
             .pollInterval(Duration.ofMillis(100))
             .partitions(variant == Variant.PARTITIONED ? PartitionAssignment.of(w, workers) : PartitionAssignment.all())
             .retention(false)
+            .maxBatchBytes(maxBatchBytes)
             .build();
         // Own connections, as a separate process would have (the pool is for producers).
         InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(), options)

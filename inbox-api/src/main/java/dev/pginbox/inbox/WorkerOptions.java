@@ -19,6 +19,10 @@ import java.util.Objects;
  *     checked ({@code SELECT 1}) and, when dead, replaced at once rather than when the next batch
  *     needs it (a processor's connection idles as long as no message arrives; the LISTEN connection
  *     of a half-open TCP connection would otherwise wait forever)
+ * @param maxBatchBytes the most payload bytes one batch may hold, counted as PostgreSQL stores them
+ *     ({@code pg_column_size}): the claim stops adding messages before the sum passes it, but
+ *     always claims at least one, so a bigger payload is handled alone; {@link
+ *     #NO_BATCH_BYTE_LIMIT} claims by count only
  */
 public record WorkerOptions(
     String inbox,
@@ -34,7 +38,8 @@ public record WorkerOptions(
     Duration reconnectInitialDelay,
     Duration reconnectMaxDelay,
     boolean retention,
-    Duration idleConnectionCheck) {
+    Duration idleConnectionCheck,
+    long maxBatchBytes) {
 
   public static final int DEFAULT_BATCH_SIZE = 100;
   public static final Duration DEFAULT_BATCH_TIMEOUT = Duration.ZERO;
@@ -43,6 +48,17 @@ public record WorkerOptions(
   public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
   public static final Duration DEFAULT_RECONNECT_INITIAL_DELAY = Duration.ofMillis(100);
   public static final Duration DEFAULT_RECONNECT_MAX_DELAY = Duration.ofSeconds(30);
+
+  /**
+   * 16 MiB: far above a batch of ordinary messages (100 messages of 160 KB each), so it never
+   * shortens their batches, yet it keeps a batch of big payloads to what a small heap can read:
+   * reading a batch takes about two to three times its bytes of heap (the driver's row buffers,
+   * then the strings), so about 50 MB per processor thread at most.
+   */
+  public static final long DEFAULT_MAX_BATCH_BYTES = 16L * 1024 * 1024;
+
+  /** For {@link Builder#maxBatchBytes(long)}: no byte budget, batches are limited by count only. */
+  public static final long NO_BATCH_BYTE_LIMIT = Long.MAX_VALUE;
 
   public WorkerOptions {
     InboxNames.requireValid(inbox);
@@ -60,6 +76,10 @@ public record WorkerOptions(
     requireNonNegative(shutdownGrace, "shutdownGrace", inbox);
     requirePositive(reconnectInitialDelay, "reconnectInitialDelay", inbox);
     requirePositive(reconnectMaxDelay, "reconnectMaxDelay", inbox);
+    if (maxBatchBytes < 1) {
+      throw new InvalidInboxArgumentException(
+          "maxBatchBytes must be at least 1, got " + maxBatchBytes, inbox);
+    }
     Objects.requireNonNull(partitions, "partitions");
     if (idleConnectionCheck != null) {
       requirePositive(idleConnectionCheck, "idleConnectionCheck", inbox);
@@ -98,6 +118,7 @@ public record WorkerOptions(
     private Duration reconnectMaxDelay = DEFAULT_RECONNECT_MAX_DELAY;
     private boolean retention = true;
     private Duration idleConnectionCheck;
+    private long maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
 
     private Builder(String inbox) {
       this.inbox = inbox;
@@ -173,6 +194,15 @@ public record WorkerOptions(
       return this;
     }
 
+    /**
+     * The most payload bytes one batch may hold (at least one message is always claimed); {@link
+     * #NO_BATCH_BYTE_LIMIT} for none.
+     */
+    public Builder maxBatchBytes(long v) {
+      maxBatchBytes = v;
+      return this;
+    }
+
     public WorkerOptions build() {
       return new WorkerOptions(
           inbox,
@@ -188,7 +218,8 @@ public record WorkerOptions(
           reconnectInitialDelay,
           reconnectMaxDelay,
           retention,
-          idleConnectionCheck);
+          idleConnectionCheck,
+          maxBatchBytes);
     }
   }
 }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code inbox.*} properties. Every default is the library's own ({@link InboxOptions}, {@link
@@ -114,6 +115,8 @@ public record InboxProperties(
    * @param processingTimeout a batch whose handler runs longer is rolled back
    * @param shutdownGrace how long stopping lets in-flight batches finish
    * @param partitions which partitions this worker claims
+   * @param maxBatchBytes the most payload bytes one batch may hold (at least one message is always
+   *     claimed)
    */
   public record Worker(
       @DefaultValue("true") boolean enabled,
@@ -124,7 +127,8 @@ public record InboxProperties(
       @DefaultValue("1") int concurrency,
       @DefaultValue("30s") Duration processingTimeout,
       @DefaultValue("10s") Duration shutdownGrace,
-      @DefaultValue Partitions partitions) {
+      @DefaultValue Partitions partitions,
+      @DefaultValue("16MB") DataSize maxBatchBytes) {
 
     static Worker defaults() {
       WorkerOptions o = WorkerOptions.builder("defaults").build();
@@ -142,7 +146,8 @@ public record InboxProperties(
               0,
               1,
               PartitionAssignment.Automatic.DEFAULT_PARTITIONS,
-              PartitionAssignment.Automatic.DEFAULT_LEASE));
+              PartitionAssignment.Automatic.DEFAULT_LEASE),
+          DataSize.ofBytes(o.maxBatchBytes()));
     }
 
     WorkerOptions options(String inbox) {
@@ -155,6 +160,7 @@ public record InboxProperties(
           .processingTimeout(processingTimeout)
           .shutdownGrace(shutdownGrace)
           .partitions(partitions.assignment())
+          .maxBatchBytes(maxBatchBytes.toBytes())
           .build();
     }
   }

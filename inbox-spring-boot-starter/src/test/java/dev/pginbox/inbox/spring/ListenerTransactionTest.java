@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import java.time.Duration;
 import java.util.List;
@@ -164,6 +165,9 @@ class ListenerTransactionTest extends SpringInboxTest {
             "inboxWorker.orders", "inboxWorker.audit", "inboxWorker.notes", "inboxWorker.pings");
     assertThat(workers.values()).allMatch(InboxWorkerLifecycle::isRunning);
     assertThat(workers.get("inboxWorker.audit").options().batchSize()).isEqualTo(50);
+    assertThat(workers.get("inboxWorker.audit").options().maxBatchBytes()).isEqualTo(2L << 20);
+    assertThat(workers.get("inboxWorker.orders").options().maxBatchBytes())
+        .isEqualTo(WorkerOptions.DEFAULT_MAX_BATCH_BYTES);
     assertThat(manager.exists("idle")).isTrue(); // created from properties, no worker
   }
 }

@@ -26,6 +26,7 @@ import org.springframework.test.context.DynamicPropertySource;
       "inbox.inboxes.orders.worker.poll-interval=200ms",
       "inbox.inboxes.notes.max-retries=1",
       "inbox.inboxes.audit.worker.batch-size=50",
+      "inbox.inboxes.audit.worker.max-batch-bytes=2MB",
       "inbox.inboxes.idle.create=true",
       "inbox.actuator.write-operations=true",
       "management.endpoints.web.exposure.include=health,inbox"

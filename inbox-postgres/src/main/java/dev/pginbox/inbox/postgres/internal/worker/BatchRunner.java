@@ -3,6 +3,7 @@ package dev.pginbox.inbox.postgres.internal.worker;
 import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.WorkerListener.DispatchReason;
+import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.internal.MessageRows;
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 import java.sql.Connection;
@@ -187,6 +188,9 @@ final class BatchRunner {
     if (SqlStates.isConnectionLoss(state) || closed) {
       return BatchOutcome.connectionLost(claimed, e);
     }
+    if (SqlStates.isClientOutOfMemory(e) && !attempt.handled) {
+      return BatchOutcome.outOfMemory(claimed, e);
+    }
     if (SqlStates.isEnvironmental(state)) {
       return BatchOutcome.refused(claimed, e);
     }
@@ -239,6 +243,12 @@ final class BatchRunner {
       ps.setNull(4, Types.ARRAY);
     } else {
       ps.setArray(4, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
+    }
+    long maxBytes = ctx.options().maxBatchBytes();
+    if (maxBytes == WorkerOptions.NO_BATCH_BYTE_LIMIT) {
+      ps.setNull(5, Types.BIGINT);
+    } else {
+      ps.setLong(5, maxBytes);
     }
     try (ResultSet rs = ps.executeQuery()) {
       return MessageRows.readAll(rs);

@@ -166,7 +166,9 @@ final class HandlerCalls {
   }
 
   private static boolean refuses(Throwable error, Tally tally) {
-    if (error != null && SqlStates.isEnvironmental(SqlStates.of(error))) {
+    if (error != null
+        && SqlStates.isEnvironmental(SqlStates.of(error))
+        && !SqlStates.isClientOutOfMemory(error)) {
       tally.refused = error;
       return true;
     }

@@ -38,6 +38,7 @@ final class Processor implements Runnable {
   private final ClaimQueue.Order timedOutOrder;
   private final DedicatedConnection ownConnection;
   private final BatchRunner runner;
+  private final UnreadableMessage unreadable;
   private final Backoff backoff;
 
   /** At most the batch size; halved after a batch too big to read in memory. */
@@ -60,6 +61,8 @@ final class Processor implements Runnable {
     this.runner =
         new BatchRunner(
             ctx, boundary != null ? boundary : ownConnection, shared.suspects(), shared.recorder());
+    this.unreadable =
+        new UnreadableMessage(ctx, boundary != null ? boundary : ownConnection, shared.recorder());
     this.backoff =
         new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
     this.claimLimit = ctx.options().batchSize();
@@ -114,15 +117,22 @@ final class Processor implements Runnable {
         shared.queue().done(order, outcome.claimed(), false);
       }
       case OUT_OF_MEMORY -> {
-        // A batch too big to read: smaller claims until one fits (down to one message); after
-        // successful claims the limit grows back to the batch size.
-        claimLimit = Math.max(1, claimLimit / 2);
-        LOG.warn(
-            "inbox {}: out of memory reading a batch of up to {} messages; claiming at most {}"
-                + " for now",
-            ctx.inbox(),
-            claimLimit * 2,
-            claimLimit);
+        if (granted == 1 && unreadable.charge(outcome.cause())) {
+          // One message too big to read, charged: it cannot block the claim forever.
+          shared.queue().done(order, 0, true);
+          return true;
+        }
+        if (granted > 1) {
+          // A batch too big to read: smaller claims until one fits (down to one message); after
+          // successful claims the limit grows back to the batch size.
+          claimLimit = Math.max(1, claimLimit / 2);
+          LOG.warn(
+              "inbox {}: out of memory reading a batch of up to {} messages; claiming at most {}"
+                  + " for now",
+              ctx.inbox(),
+              granted,
+              claimLimit);
+        }
         connectionLost(outcome.cause());
         shared.queue().done(order, outcome.claimed(), true);
       }

@@ -78,6 +78,17 @@ final class SqlStates {
   }
 
   /**
+   * The driver ran out of memory reading a result (SQLSTATE 53200 raised by pgJDBC itself, not by
+   * the server): the rows were too big for this JVM, which says nothing about the database.
+   */
+  static boolean isClientOutOfMemory(Throwable error) {
+    SQLException sql = sqlException(error);
+    return sql instanceof PSQLException psql
+        && "53200".equals(psql.getSQLState())
+        && psql.getServerErrorMessage() == null;
+  }
+
+  /**
    * The database's set-up, not the message: missing privileges, a missing table, column, function,
    * schema, database or inbox, a read-only transaction (a standby), configuration errors (class
    * F0), insufficient resources (53), system errors (58), authorization (28). Such an error is the

@@ -16,7 +16,9 @@
  *       commit in one transaction, ending in a {@link
  *       dev.pginbox.inbox.postgres.internal.worker.BatchOutcome}), {@link
  *       dev.pginbox.inbox.postgres.internal.worker.HandlerCalls} (the handler, part by part, each
- *       in a savepoint), {@link dev.pginbox.inbox.postgres.internal.worker.OutcomeRecorder}.
+ *       in a savepoint), {@link dev.pginbox.inbox.postgres.internal.worker.OutcomeRecorder}, {@link
+ *       dev.pginbox.inbox.postgres.internal.worker.UnreadableMessage} (charges a message too big to
+ *       read into memory).
  *   <li>Timeouts: {@link dev.pginbox.inbox.postgres.internal.worker.Watchdog}, {@link
  *       dev.pginbox.inbox.postgres.internal.worker.InFlightBatch}, {@link
  *       dev.pginbox.inbox.postgres.internal.worker.TimeoutRecovery}.

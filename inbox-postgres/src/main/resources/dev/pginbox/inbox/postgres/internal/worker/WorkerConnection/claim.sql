@@ -3,9 +3,10 @@
 -- whose JVM froze or lost the network is ended by the server even when the in-JVM watchdog cannot
 -- act. set_config(..., true) lasts until commit or rollback, so it also works through PgBouncer
 -- transaction pooling. The subquery is evaluated first (claim_ takes its limit from it) and, being
--- volatile, is neither pulled up nor pruned.
+-- volatile, is neither pulled up nor pruned. The last argument is the batch's byte budget (NULL:
+-- none).
 SELECT c.*
 FROM (SELECT ?::integer AS lim,
              set_config('idle_in_transaction_session_timeout', ?, true) AS idle_bound,
              set_config('statement_timeout', ?, true) AS statement_bound) AS s,
-     LATERAL inbox.claim_<inbox>(s.lim, ?::integer[]) AS c
+     LATERAL inbox.claim_<inbox>(s.lim, ?::integer[], ?::bigint) AS c
