@@ -107,11 +107,9 @@ final class ClaimQueue {
    * being short of its minimum leaves the decision to a count, an empty claim frees a processor.
    */
   void done(Order order, int claimed, boolean failed) {
-    if (!order.done.compareAndSet(false, true)) {
+    if (!release(order)) {
       return;
     }
-    reserved.addAndGet(-order.reservation);
-    slots.release();
     Wakeups.Event next;
     if (failed) {
       next = Wakeups.Event.RECHECK;
@@ -123,6 +121,26 @@ final class ClaimQueue {
       next = Wakeups.Event.BATCH_DONE;
     }
     wakeups.post(next);
+  }
+
+  /**
+   * The order claimed nothing, but a head another worker held was released while it waited: a
+   * successor is claimable now, so the coordinator looks again at once.
+   */
+  void headReleased(Order order) {
+    if (release(order)) {
+      wakeups.post(Wakeups.Event.RECHECK);
+    }
+  }
+
+  /** Gives the order's slot and reservation back; false if that was done already. */
+  private boolean release(Order order) {
+    if (!order.done.compareAndSet(false, true)) {
+      return false;
+    }
+    reserved.addAndGet(-order.reservation);
+    slots.release();
+    return true;
   }
 
   void stop() {

@@ -60,7 +60,11 @@ final class Processor implements Runnable {
     this.ownConnection = boundary == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox()) : null;
     this.runner =
         new BatchRunner(
-            ctx, boundary != null ? boundary : ownConnection, shared.suspects(), shared.recorder());
+            ctx,
+            boundary != null ? boundary : ownConnection,
+            shared.suspects(),
+            shared.recorder(),
+            true);
     this.unreadable =
         new UnreadableMessage(ctx, boundary != null ? boundary : ownConnection, shared.recorder());
     this.backoff =
@@ -103,18 +107,21 @@ final class Processor implements Runnable {
       shared.queue().done(order, 0, false);
       return true;
     }
+    Grant grant = new Grant(granted);
     BatchOutcome outcome =
-        runner.run(order.reason, Math.min(order.minimum, granted), granted, tracker(order));
-    if (granted > outcome.claimed()) {
-      ctx.permits().release(granted - outcome.claimed());
-    }
+        runner.run(order.reason, Math.min(order.minimum, granted), granted, tracker(order, grant));
+    grant.keep(outcome.claimed());
     switch (outcome.kind()) {
-      case EMPTY, COMMITTED -> {
+      case EMPTY, COMMITTED, HEAD_RELEASED -> {
         backoff.reset();
         claimLimit = Math.min(ctx.options().batchSize(), claimLimit * 2);
         ctx.events().primaryReached();
         ctx.events().recovered("processor");
-        shared.queue().done(order, outcome.claimed(), false);
+        if (outcome.kind() == BatchOutcome.Kind.HEAD_RELEASED) {
+          shared.queue().headReleased(order);
+        } else {
+          shared.queue().done(order, outcome.claimed(), false);
+        }
       }
       case OUT_OF_MEMORY -> {
         if (granted == 1 && unreadable.charge(outcome.cause())) {
@@ -196,10 +203,31 @@ final class Processor implements Runnable {
     lastUsed = System.nanoTime();
   }
 
-  private BatchRunner.Tracker tracker(ClaimQueue.Order order) {
+  /**
+   * The claim permits an order holds. What the claim did not use goes back right after the claim,
+   * not after the batch: an empty claim may wait for a held head before its transaction ends.
+   */
+  private final class Grant {
+    private int held;
+
+    Grant(int held) {
+      this.held = held;
+    }
+
+    /** Gives back all but {@code used} of the permits held (nothing if no more are held). */
+    void keep(int used) {
+      if (held > used) {
+        ctx.permits().release(held - used);
+        held = used;
+      }
+    }
+  }
+
+  private BatchRunner.Tracker tracker(ClaimQueue.Order order, Grant grant) {
     return new BatchRunner.Tracker() {
       @Override
       public void claimed(int count) {
+        grant.keep(count);
         shared.queue().claimed(order, count);
       }
 
