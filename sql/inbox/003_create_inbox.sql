@@ -361,13 +361,16 @@ BEGIN
         RETURN;
     END IF;
     -- The next unprocessed message of every aggregate, dead or backing off included: such a head
-    -- blocks its aggregate (see docs/consuming.md).
+    -- blocks its aggregate (see docs/consuming.md). Ties of the sequence go to the earlier arrival
+    -- (seq) of a managed inbox and to the lower id of a tracked table, as in its claim
+    -- (inbox.tracked_head_sql).
     PERFORM inbox.replace_view(c, 'next_' || c.inbox_name, inbox.sql_template($v$
         SELECT DISTINCT ON (m.{{aggregate}}) m.* FROM {{table}} m
         WHERE m.{{processed_at}} IS NULL AND m.{{aggregate}} IS NOT NULL
-        ORDER BY m.{{aggregate}}, m.{{sequence}}, {{arrival_order}}$v$,
+        ORDER BY m.{{aggregate}}, m.{{sequence}}, {{tie}}$v$,
         v_values || jsonb_build_object(
-            'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column))));
+            'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column),
+            'tie', CASE WHEN c.managed THEN 'm.seq' ELSE format('m.%I', c.id_column) END)));
 END;
 $$;
 

@@ -99,6 +99,27 @@ class TrackedClaimTest extends InboxTestSupport {
   }
 
   @Test
+  void the_view_of_heads_names_the_message_the_claim_takes_when_sequences_tie() {
+    sql(
+        "CREATE TABLE shop.ties (id bigint PRIMARY KEY, kind text, agg text, seq_no int,"
+            + " received_at timestamptz, done_at timestamptz)");
+    sql(
+        "SELECT inbox.enable_inbox_tracking('ties', 'shop.ties', p_id_column => 'id',"
+            + " p_event_type_column => 'kind', p_processed_at_column => 'done_at',"
+            + " p_aggregate_column => 'agg')");
+    sql("SELECT inbox.enable_inbox_ordering('ties', 'agg', 'seq_no')");
+    sql(
+        "INSERT INTO shop.ties VALUES (1, 'k', 'A', 7, now(), NULL),"
+            + " (2, 'k', 'A', 7, now() - interval '1 hour', NULL)");
+    List<String> head = strings("SELECT id::text FROM inbox.next_ties");
+    try (Handle h = jdbi.open()) {
+      h.begin();
+      assertThat(claim(h, "ties", 10)).isEqualTo(head).containsExactly("1");
+      h.rollback();
+    }
+  }
+
+  @Test
   void priority_and_partition_buckets_select_and_order_the_claim() {
     table("parts");
     sql(
