@@ -361,13 +361,16 @@ BEGIN
         RETURN;
     END IF;
     -- The next unprocessed message of every aggregate, dead or backing off included: such a head
-    -- blocks its aggregate (see docs/consuming.md).
+    -- blocks its aggregate (see docs/consuming.md). Ties of the sequence go to the earlier arrival
+    -- (seq) of a managed inbox and to the lower id of a tracked table, as in its claim
+    -- (inbox.tracked_head_sql).
     PERFORM inbox.replace_view(c, 'next_' || c.inbox_name, inbox.sql_template($v$
         SELECT DISTINCT ON (m.{{aggregate}}) m.* FROM {{table}} m
         WHERE m.{{processed_at}} IS NULL AND m.{{aggregate}} IS NOT NULL
-        ORDER BY m.{{aggregate}}, m.{{sequence}}, {{arrival_order}}$v$,
+        ORDER BY m.{{aggregate}}, m.{{sequence}}, {{tie}}$v$,
         v_values || jsonb_build_object(
-            'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column))));
+            'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column),
+            'tie', CASE WHEN c.managed THEN 'm.seq' ELSE format('m.%I', c.id_column) END)));
 END;
 $$;
 
@@ -518,9 +521,11 @@ $t$ $h$;
 --     of its aggregate, but at most a window of 2 * p_limit + 100 messages: with many aggregates
 --     the heads come first and this is all it takes;
 --  2. only when at least p_limit of the window's messages are blocked (not heads: a hot aggregate
---     with a long queue at the front, or followers of dead heads), enumerate the aggregates' heads
---     directly with a loose index scan over <name>_ordering_idx (one descent per aggregate with
---     unprocessed messages) and claim the best of those, by the same claim order.
+--     with a long queue at the front, or followers of dead heads) and the window held fewer than
+--     p_limit heads (phase 1's and, held by other workers or not, those of other aggregates),
+--     enumerate the aggregates' heads directly with a loose index scan over <name>_ordering_idx
+--     (one descent per aggregate with unprocessed messages) and claim the best of those, by the
+--     same claim order.
 -- Phase 2 runs in a later statement that sees phase 1's claims as processed, so it excludes the
 -- aggregates phase 1 took: one message per aggregate per claim. Both statements check head-ness
 -- in their own snapshot, where rows claimed by other uncommitted transactions are still
@@ -541,6 +546,7 @@ AS $h$ SELECT $t${{header}}
                 v_first {{table}}[];
                 v_rest {{table}}[] := '{}';
                 v_walked integer;  -- blocked messages (not heads) in the window
+                v_heads integer;   -- heads in the window, held by others or not, of other aggregates
                 v_first_bytes bigint := 0;
             BEGIN
                 {{prelude}}
@@ -582,17 +588,24 @@ AS $h$ SELECT $t${{header}}
                     -- that is merely full of messages other claims hold or just committed (two
                     -- workers claiming side by side) is no reason: the next claim reaches what
                     -- lies behind them, and enumerating every aggregate's head under concurrent
-                    -- claims cost seconds (docs/performance.md, "Ordered claim").
-                    SELECT count(*) INTO v_walked FROM (
-                        SELECT w.{{aggregate}} AS agg, w.{{sequence}} AS s, w.seq FROM {{table}} w
-                        WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                          AND w.next_attempt_at <= now()
-                          AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
-                          AND (v_floor IS NULL OR w.priority > v_floor)
-                        ORDER BY w.priority, w.seq
-                        LIMIT v_window) win
-                    WHERE win.agg IS NOT NULL AND {{window_blocked}};
-                    IF v_walked >= greatest(p_limit, 1) THEN
+                    -- claims cost seconds (docs/performance.md, "Ordered claim"). Nor is a window
+                    -- that held a batch's worth of heads (this claim's, or other aggregates' heads
+                    -- that other workers hold): the followers crowding it wait behind heads in the
+                    -- window, and every aggregate is likely in it already. Heads of the aggregates
+                    -- this claim took do not count: their successors look like heads to it now.
+                    SELECT count(*) FILTER (WHERE b.blocked),
+                           count(*) FILTER (WHERE NOT b.blocked AND (b.agg IS NULL OR NOT b.agg = ANY (ARRAY(
+                               SELECT f.{{aggregate}} FROM unnest(v_first) f WHERE f.{{aggregate}} IS NOT NULL))))
+                      INTO v_walked, v_heads
+                    FROM (SELECT win.agg, (win.agg IS NOT NULL AND {{window_blocked}}) AS blocked
+                          FROM (SELECT w.{{aggregate}} AS agg, w.{{sequence}} AS s, w.seq FROM {{table}} w
+                                WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
+                                  AND w.next_attempt_at <= now()
+                                  AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                                  AND (v_floor IS NULL OR w.priority > v_floor)
+                                ORDER BY w.priority, w.seq
+                                LIMIT v_window) win) b;
+                    IF v_walked >= greatest(p_limit, 1) AND v_heads + cardinality(v_first) < p_limit THEN
                         -- The heads arrive in aggregate order and must be sorted into claim
                         -- order: without a sort the planner would walk the whole claim index
                         -- filtering on ctid, the very walk this phase avoids. (The function's

@@ -160,6 +160,72 @@ BEGIN
 END;
 $$;
 
+-- Waits, at most p_timeout_ms, for the transaction that holds the first claimable aggregate head
+-- (claim order, within p_buckets) to end, and says whether it ended (true) or there was nothing
+-- to wait for or the time ran out (false). For a worker whose claim on an ordered inbox came back
+-- empty because other workers hold the heads: it can claim again the moment a head is released
+-- (its next message becomes the head) instead of sleeping until its next poll, and workers that
+-- wake together share the heads between them. Call it in the transaction of the empty claim, which
+-- holds nothing then; it locks nothing past its own return but briefly the head it tests (FOR
+-- SHARE), and a free head means nothing to wait for. False at once on an unordered inbox or a
+-- tracked table.
+CREATE OR REPLACE FUNCTION inbox.await_held_head(p_inbox text, p_timeout_ms integer, p_buckets integer[] DEFAULT NULL)
+RETURNS boolean
+LANGUAGE plpgsql
+SET enable_bitmapscan = off SET enable_seqscan = off SET jit = off
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    o inbox.inbox_ordering_config;
+    v_table text := inbox.inbox_table(c);
+    v_head tid;
+    v_lock_timeout text := current_setting('lock_timeout');
+BEGIN
+    IF p_timeout_ms IS NULL OR p_timeout_ms < 1 THEN
+        RAISE EXCEPTION 'timeout must be at least 1 ms, got %', coalesce(p_timeout_ms::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    IF NOT FOUND OR NOT c.managed THEN
+        RETURN false;
+    END IF;
+    -- The first head among the first 100 waiting messages in claim order: the one a claim would
+    -- take first. Heads held by another claim still look unprocessed in this snapshot.
+    EXECUTE format($q$SELECT w.ctid FROM (
+                SELECT m.ctid, m.%1$I AS agg, m.%3$I AS s, m.seq FROM %2$s m
+                WHERE m.processed_at IS NULL AND m.retry_count < %4$s AND m.next_attempt_at <= now()
+                  AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
+                ORDER BY m.priority, m.seq LIMIT 100) w
+            WHERE w.agg IS NULL OR NOT %5$s
+            LIMIT 1$q$,
+        o.aggregate_column, v_table, o.sequence_column, c.max_retries,
+        inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column, 'w.agg', 'w.s', 'w.seq'))
+        INTO v_head
+        USING inbox.inbox_bucket_mask(p_buckets);
+    IF v_head IS NULL THEN
+        RETURN false;
+    END IF;
+    BEGIN
+        EXECUTE format('SELECT 1 FROM %s m WHERE m.ctid = $1 FOR SHARE NOWAIT', v_table) USING v_head;
+        RETURN false;  -- nobody holds it
+    EXCEPTION WHEN lock_not_available THEN
+        NULL;
+    END;
+    PERFORM set_config('lock_timeout', p_timeout_ms || 'ms', true);
+    BEGIN
+        -- Returns once the holder ends: committed, the row version it waited for is gone; rolled
+        -- back, the head is locked here until this transaction ends (the caller rolls back).
+        EXECUTE format('SELECT 1 FROM %s m WHERE m.ctid = $1 FOR SHARE', v_table) USING v_head;
+    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        PERFORM set_config('lock_timeout', v_lock_timeout, true);
+        RETURN false;
+    END;
+    PERFORM set_config('lock_timeout', v_lock_timeout, true);
+    RETURN true;
+END;
+$$;
+
 -- Pending depth and the age of the oldest pending message (gauges; both served by the claim
 -- index: an index-only count, and the earliest-arrived pending message from oldest_pending_sql).
 CREATE OR REPLACE FUNCTION inbox.pending_gauges(p_inbox text, OUT depth bigint, OUT oldest_age_seconds double precision)

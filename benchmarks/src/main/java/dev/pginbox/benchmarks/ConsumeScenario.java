@@ -25,8 +25,10 @@ final class ConsumeScenario {
 
   static void run(Report report, int runs, double scale, List<Variant> variants, int[] batchSizes)
       throws Exception {
-    report.section("Consume: drain a backlog, no-op handler (messages/s, median of runs, min..max)",
-        "| variant | batch | workers | messages | messages/s |");
+    report.section("Consume: drain a backlog, no-op handler (messages/s, median of runs, min..max; "
+            + "claims from pg_stat_user_functions with track_functions = 'pl')",
+        "| variant | batch | workers | messages | messages/s | claims per run | messages per claim | ms per claim "
+            + "| load average after |");
     BenchDatabase db = BenchDatabase.create("consume");
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
     for (Variant variant : variants) {
@@ -42,15 +44,72 @@ final class ConsumeScenario {
         for (int workers : new int[] {1, 2, 4}) {
           int messages = (int) (scale * (batch == 1 ? 10_000 : batch == 10 ? 30_000 : 100_000));
           Measurements rate = new Measurements();
+          ClaimCalls claims = ClaimCalls.NONE;
           for (int run = -1; run < runs; run++) {
+            ClaimCalls before = ClaimCalls.read(db, inbox);
             double r = drain(db, inbox, variant, batch, workers, messages);
             if (run >= 0) {
               rate.add(r);
+              claims = claims.plus(ClaimCalls.read(db, inbox).minus(before));
             }
           }
-          report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages), rate.summary());
+          report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages), rate.summary(),
+              claims.perRun(runs), claims.messagesPerCall((long) messages * runs), claims.msPerCall(), LoadAverage.now());
         }
       }
+    }
+  }
+
+  /**
+   * Calls of claim_&lt;inbox&gt; and the server time they took, from pg_stat_user_functions (zeros
+   * unless the server runs with track_functions = 'pl'): how many claims a drain took, how full
+   * they came back, and what one cost.
+   */
+  record ClaimCalls(long calls, double totalMs) {
+    static final ClaimCalls NONE = new ClaimCalls(0, 0);
+
+    static ClaimCalls read(BenchDatabase db, String inbox) {
+      // A worker's backend reports its counts when it exits, shortly after its connection closes.
+      ClaimCalls last = null;
+      for (int i = 0; i < 20; i++) {
+        ClaimCalls now = db.jdbi.withHandle(h -> h.createQuery(
+                "SELECT coalesce(sum(calls), 0) AS calls, coalesce(sum(total_time), 0) AS ms "
+                    + "FROM pg_stat_user_functions WHERE schemaname = 'inbox' AND funcname = :f")
+            .bind("f", "claim_" + inbox)
+            .map((rs, ctx) -> new ClaimCalls(rs.getLong("calls"), rs.getDouble("ms")))
+            .one());
+        if (now.equals(last)) {
+          return now;
+        }
+        last = now;
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return now;
+        }
+      }
+      return last;
+    }
+
+    ClaimCalls plus(ClaimCalls o) {
+      return new ClaimCalls(calls + o.calls, totalMs + o.totalMs);
+    }
+
+    ClaimCalls minus(ClaimCalls o) {
+      return new ClaimCalls(calls - o.calls, totalMs - o.totalMs);
+    }
+
+    String perRun(int runs) {
+      return calls == 0 ? "-" : String.format("%,d", calls / runs);
+    }
+
+    String messagesPerCall(long messages) {
+      return calls == 0 ? "-" : String.format("%.0f", (double) messages / calls);
+    }
+
+    String msPerCall() {
+      return calls == 0 ? "-" : String.format("%.1f", totalMs / calls);
     }
   }
 
@@ -93,7 +152,7 @@ final class ConsumeScenario {
     }
   }
 
-  private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
+  static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
       throws Exception {
     return drain(db, inbox, variant, batch, workers, messages, WorkerOptions.DEFAULT_MAX_BATCH_BYTES);
   }

@@ -10,8 +10,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -29,7 +32,39 @@ public final class MailTemplates {
   private static final Pattern CONTROL = Pattern.compile("[\\p{Cntrl}\\u2028\\u2029]");
   private static final int MAX_TEMPLATE_BYTES = 64 * 1024;
 
-  private record Parts(String subject, String text, String html) {}
+  private record Parts(Template subject, Template text, Template html) {}
+
+  /**
+   * A template cut once at its placeholders, so rendering an email appends pieces instead of
+   * running a regular expression over every template for every token.
+   *
+   * @param literals the text around the placeholders: one more than {@code names}
+   */
+  private record Template(List<String> literals, List<String> names) {
+
+    static Template parse(String text) {
+      List<String> literals = new ArrayList<>();
+      List<String> names = new ArrayList<>();
+      Matcher m = PLACEHOLDER.matcher(text);
+      int end = 0;
+      while (m.find()) {
+        literals.add(text.substring(end, m.start()));
+        names.add(m.group(1));
+        end = m.end();
+      }
+      literals.add(text.substring(end));
+      return new Template(List.copyOf(literals), List.copyOf(names));
+    }
+
+    String fill(Map<String, String> values, UnaryOperator<String> escape) {
+      StringBuilder out = new StringBuilder(literals.get(0).length() * 2 + 128);
+      out.append(literals.get(0));
+      for (int i = 0; i < names.size(); i++) {
+        out.append(escape.apply(values.get(names.get(i)))).append(literals.get(i + 1));
+      }
+      return out.toString();
+    }
+  }
 
   private final Map<TokenAction, Parts> parts = new EnumMap<>(TokenAction.class);
   private final String linkBaseUrl;
@@ -44,9 +79,9 @@ public final class MailTemplates {
       parts.put(
           action,
           new Parts(
-              load(templateDir, base + ".subject").strip(),
-              load(templateDir, base + ".txt"),
-              load(templateDir, base + ".html")));
+              Template.parse(load(templateDir, base + ".subject").strip()),
+              Template.parse(load(templateDir, base + ".txt")),
+              Template.parse(load(templateDir, base + ".html"))));
     }
   }
 
@@ -65,9 +100,9 @@ public final class MailTemplates {
     Parts p = parts.get(record.action());
     return new Email(
         record.email(),
-        fill(p.subject(), values, MailTemplates::headerSafe),
-        fill(p.text(), values, v -> v),
-        fill(p.html(), values, Html::escape));
+        p.subject().fill(values, MailTemplates::headerSafe),
+        p.text().fill(values, v -> v),
+        p.html().fill(values, Html::escape));
   }
 
   /** The values of a record for SES templates, which fill them in themselves. */
@@ -82,17 +117,6 @@ public final class MailTemplates {
 
   static String headerSafe(String value) {
     return CONTROL.matcher(value).replaceAll(" ");
-  }
-
-  private static String fill(
-      String template, Map<String, String> values, java.util.function.UnaryOperator<String> esc) {
-    Matcher m = PLACEHOLDER.matcher(template);
-    StringBuilder out = new StringBuilder(template.length() + 128);
-    while (m.find()) {
-      m.appendReplacement(out, Matcher.quoteReplacement(esc.apply(values.get(m.group(1)))));
-    }
-    m.appendTail(out);
-    return out.toString();
   }
 
   private static String load(Path dir, String name) {

@@ -3,28 +3,32 @@ package dev.mailroom.delivery;
 import dev.mailroom.output.DeliveryOutcome;
 import dev.mailroom.output.OutputRecord;
 import dev.mailroom.output.TokenDelivery;
-import jakarta.mail.Message;
 import jakarta.mail.MessagingException;
 import jakarta.mail.SendFailedException;
 import jakarta.mail.Session;
 import jakarta.mail.Transport;
 import jakarta.mail.internet.AddressException;
 import jakarta.mail.internet.InternetAddress;
-import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
-import jakarta.mail.internet.MimeMultipart;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.angus.mail.smtp.SMTPAddressFailedException;
 import org.eclipse.angus.mail.smtp.SMTPSendFailedException;
 
 /**
- * MAILROOM_DELIVERY=smtp: one connection per batch, one message per token. The server's answer for
- * each recipient decides its outcome: a 5xx is permanent, a 4xx temporary; a connection that cannot
- * be opened or breaks mid-batch makes the rest of the batch temporary (retried with the inbox's
- * backoff), never lost.
+ * MAILROOM_DELIVERY=smtp: one message per token, a batch's messages split over up to {@link
+ * SmtpSettings#connections()} connections sent in parallel, the connections kept open between
+ * batches ({@link SmtpConnections}). The server's answer for each recipient decides its outcome: a
+ * 5xx is permanent, a 4xx temporary; a connection that cannot be opened or breaks mid-batch makes
+ * the rest of its share of the batch temporary (retried with the inbox's backoff), never lost.
+ * Every share is finished before {@link #deliver} returns, so the batch's transaction commits only
+ * outcomes the server gave: the at-least-once window stays one batch.
  */
 public final class SmtpDelivery implements TokenDelivery {
 
@@ -32,21 +36,30 @@ public final class SmtpDelivery implements TokenDelivery {
 
   private final SmtpSettings settings;
   private final MailTemplates templates;
-  private final Session session;
-  private final InternetAddress from;
-  private final String protocol;
+  private final SmtpMessages messages;
+  private final SmtpConnections connections;
+  private final ExecutorService senders;
 
   public SmtpDelivery(SmtpSettings settings, MailTemplates templates) {
     this.settings = settings;
     this.templates = templates;
-    this.protocol = settings.tls() == SmtpSettings.Tls.TLS ? "smtps" : "smtp";
-    this.session = Session.getInstance(properties(settings, protocol));
+    String protocol = settings.tls() == SmtpSettings.Tls.TLS ? "smtps" : "smtp";
+    Session session = Session.getInstance(properties(settings, protocol));
     try {
-      this.from = new InternetAddress(settings.from(), true);
+      this.messages = new SmtpMessages(session, new InternetAddress(settings.from(), true));
     } catch (AddressException e) {
       throw new dev.mailroom.config.ConfigException(
           DeliveryConfig.MAIL_FROM + " is not an email address: " + settings.from());
     }
+    this.connections = new SmtpConnections(session, protocol, settings);
+    AtomicInteger threads = new AtomicInteger();
+    this.senders =
+        Executors.newCachedThreadPool(
+            task -> {
+              Thread thread = new Thread(task, "mailroom-smtp-" + threads.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
   private static Properties properties(SmtpSettings settings, String protocol) {
@@ -68,19 +81,66 @@ public final class SmtpDelivery implements TokenDelivery {
 
   @Override
   public List<DeliveryOutcome> deliver(List<OutputRecord> records) {
+    int shares = Math.min(settings.connections(), records.size());
+    if (shares <= 1) {
+      return send(records);
+    }
+    int size = (records.size() + shares - 1) / shares;
+    List<Future<List<DeliveryOutcome>>> others = new ArrayList<>();
+    for (int from = size; from < records.size(); from += size) {
+      List<OutputRecord> share = records.subList(from, Math.min(records.size(), from + size));
+      others.add(senders.submit(() -> send(share)));
+    }
+    List<DeliveryOutcome> outcomes = new ArrayList<>(records.size());
+    outcomes.addAll(send(records.subList(0, size)));
+    for (Future<List<DeliveryOutcome>> other : others) {
+      outcomes.addAll(finished(other));
+    }
+    return outcomes;
+  }
+
+  /**
+   * A share's outcomes. Waits through interrupts: the emails may be on their way, so the batch must
+   * not commit (or roll back) before the server's answers are known; the socket timeouts bound the
+   * wait.
+   */
+  private static List<DeliveryOutcome> finished(Future<List<DeliveryOutcome>> share) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return share.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          if (e.getCause() instanceof RuntimeException r) {
+            throw r;
+          }
+          throw new IllegalStateException(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Sends records one after the other on one connection. */
+  private List<DeliveryOutcome> send(List<OutputRecord> records) {
     List<DeliveryOutcome> outcomes = new ArrayList<>(records.size());
     Transport transport;
     try {
-      transport = session.getTransport(protocol);
-      transport.connect(settings.host(), settings.port(), settings.username(), settings.password());
+      transport = connections.take();
     } catch (MessagingException e) {
       return fillTemporary(outcomes, records.size(), "cannot connect: " + describe(e));
     }
+    boolean reusable = false;
     try {
       for (OutputRecord record : records) {
         MimeMessage message;
         try {
-          message = message(templates.render(record));
+          message = messages.build(templates.render(record));
         } catch (AddressException e) {
           outcomes.add(DeliveryOutcome.permanent("invalid address: " + e.getMessage()));
           continue;
@@ -101,32 +161,15 @@ public final class SmtpDelivery implements TokenDelivery {
           return fillTemporary(outcomes, records.size(), "connection lost: " + describe(e));
         }
       }
+      reusable = true;
       return outcomes;
     } finally {
-      try {
-        transport.close();
-      } catch (MessagingException e) {
-        // Every outcome is decided; a failing QUIT changes none of them.
+      if (reusable) {
+        connections.giveBack(transport);
+      } else {
+        connections.discard(transport);
       }
     }
-  }
-
-  private MimeMessage message(Email email) throws MessagingException {
-    MimeMessage message = new MimeMessage(session);
-    message.setFrom(from);
-    message.setRecipient(Message.RecipientType.TO, new InternetAddress(email.to(), true));
-    message.setSubject(email.subject(), StandardCharsets.UTF_8.name());
-    message.setHeader("Auto-Submitted", "auto-generated");
-    MimeBodyPart text = new MimeBodyPart();
-    text.setText(email.text(), StandardCharsets.UTF_8.name(), "plain");
-    MimeBodyPart html = new MimeBodyPart();
-    html.setText(email.html(), StandardCharsets.UTF_8.name(), "html");
-    MimeMultipart alternative = new MimeMultipart("alternative");
-    alternative.addBodyPart(text);
-    alternative.addBodyPart(html);
-    message.setContent(alternative);
-    message.saveChanges();
-    return message;
   }
 
   /** The server refused this recipient or message: 5xx for good, anything else for now. */
@@ -171,5 +214,11 @@ public final class SmtpDelivery implements TokenDelivery {
   @Override
   public String name() {
     return "smtp";
+  }
+
+  @Override
+  public void close() {
+    senders.shutdown();
+    connections.close();
   }
 }

@@ -9,11 +9,26 @@ import java.util.Objects;
  * MAILROOM_SMTP_*: where and how to reach the SMTP server. The password is never printed.
  *
  * @param username null for no authentication
+ * @param connections how many connections one batch's emails are spread over, in parallel
  */
 public record SmtpSettings(
-    String host, int port, String username, String password, Tls tls, String from) {
+    String host,
+    int port,
+    String username,
+    String password,
+    Tls tls,
+    String from,
+    int connections) {
 
   public static final int DEFAULT_PORT = 587;
+
+  /** Enough to keep a local relay busy while each connection waits for its replies. */
+  public static final int DEFAULT_CONNECTIONS = 4;
+
+  /** Well under the per-client connection limits of common servers (Postfix: 50). */
+  public static final int MAX_CONNECTIONS = 16;
+
+  static final String CONNECTIONS = "MAILROOM_SMTP_CONNECTIONS";
 
   /**
    * {@code starttls} (default: upgrade a plain connection, required), {@code tls}, {@code none}.
@@ -35,6 +50,14 @@ public record SmtpSettings(
       throw new ConfigException(
           "set both MAILROOM_SMTP_USERNAME and MAILROOM_SMTP_PASSWORD, or neither");
     }
+    if (connections < 1 || connections > MAX_CONNECTIONS) {
+      throw connectionsError(String.valueOf(connections));
+    }
+  }
+
+  private static ConfigException connectionsError(String value) {
+    return new ConfigException(
+        CONNECTIONS + " must be a number from 1 to " + MAX_CONNECTIONS + ", got: " + value);
   }
 
   static SmtpSettings read(Map<String, String> env) {
@@ -57,13 +80,21 @@ public record SmtpSettings(
       throw new ConfigException("MAILROOM_SMTP_TLS must be starttls, tls or none, got: " + tls);
     }
     String from = DeliveryConfig.value(env, DeliveryConfig.MAIL_FROM);
+    String connections = DeliveryConfig.value(env, CONNECTIONS);
+    int connectionCount;
+    try {
+      connectionCount = connections == null ? DEFAULT_CONNECTIONS : Integer.parseInt(connections);
+    } catch (NumberFormatException e) {
+      throw connectionsError(connections);
+    }
     return new SmtpSettings(
         host,
         portNumber,
         DeliveryConfig.value(env, "MAILROOM_SMTP_USERNAME"),
         DeliveryConfig.secret(env, "MAILROOM_SMTP_PASSWORD"),
         mode,
-        from == null ? DeliveryConfig.DEFAULT_FROM : from);
+        from == null ? DeliveryConfig.DEFAULT_FROM : from,
+        connectionCount);
   }
 
   @Override
@@ -76,6 +107,8 @@ public record SmtpSettings(
         + tls.name().toLowerCase(Locale.ROOT)
         + " from="
         + from
+        + " connections="
+        + connections
         + (username == null ? "" : " user=" + username);
   }
 }

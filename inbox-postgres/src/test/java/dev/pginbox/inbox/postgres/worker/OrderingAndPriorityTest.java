@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -55,6 +56,67 @@ class OrderingAndPriorityTest extends WorkerTestSupport {
         .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 1000);
 
     // For each aggregate, the handled order (identity n) equals the arrival order (seq).
+    long outOfOrder =
+        count(
+            """
+        SELECT count(*) FROM (
+          SELECT h.aggregate_id, h.event_id,
+                 row_number() OVER (PARTITION BY h.aggregate_id ORDER BY h.n) AS handled_rank,
+                 row_number() OVER (PARTITION BY h.aggregate_id ORDER BY m.seq) AS arrival_rank
+          FROM %1$s_handled h JOIN inbox.%1$s m USING (event_id)) r
+        WHERE handled_rank <> arrival_rank"""
+                .formatted(inbox));
+    assertThat(outOfOrder).isZero();
+    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0"))
+        .isPositive();
+  }
+
+  /**
+   * Fewer aggregates than a batch: one claim takes every head, and the other workers' claims come
+   * back empty. They wait for a held head instead of sleeping until their next poll (an hour here,
+   * with no notifications), so more than one worker takes part; random failures, retried at once,
+   * keep heads moving between workers; each aggregate is still handled in arrival order.
+   */
+  @Test
+  void workers_that_find_every_head_held_wake_when_one_is_released_and_keep_exact_order() {
+    String inbox = newInbox("ordered_held", 1000);
+    execute("SELECT inbox.enable_inbox_ordering('" + inbox + "', 'aggregate_id', 'received_at')");
+    for (int batch = 0; batch < 6; batch++) {
+      insert(inbox, "m", batch * 200, 200, 40);
+    }
+    List<InboxWorker> workers = new ArrayList<>();
+    for (int w = 0; w < 4; w++) {
+      String name = "w" + w;
+      workers.add(
+          track(
+              PostgresInboxWorker.builder(
+                      dataSource(),
+                      options(inbox, false)
+                          .batchSize(100)
+                          .pollInterval(Duration.ofHours(1))
+                          .build())
+                  .handler(
+                      (m, tx) -> {
+                        recordHandled(
+                            tx.unwrap(Handle.class), inbox, m.eventId(), name, m.aggregateId());
+                        if (ThreadLocalRandom.current().nextInt(5) == 0) {
+                          return Outcome.retryAfter(Duration.ZERO, "random failure");
+                        }
+                        return Outcome.processed();
+                      })
+                  .build()));
+    }
+    workers.forEach(InboxWorker::start);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(
+            () ->
+                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+
+    assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isEqualTo(1200);
+    assertThat(count("SELECT count(DISTINCT worker) FROM " + inbox + "_handled")).isGreaterThan(1);
+    // A failed attempt's row was undone with its savepoint, so the rows left are the successful
+    // attempts: for each aggregate, the handled order (identity n) equals the arrival order.
     long outOfOrder =
         count(
             """

@@ -12,6 +12,11 @@ record BatchOutcome(Kind kind, int claimed, Throwable cause) {
   enum Kind {
     /** Nothing to claim, or fewer than the order's minimum (given back for a count to decide). */
     EMPTY,
+    /**
+     * Nothing claimed, but an aggregate head another transaction held was released meanwhile: claim
+     * again at once.
+     */
+    HEAD_RELEASED,
     /** Committed: messages processed, failed attempts recorded, in one transaction. */
     COMMITTED,
     /** The transaction rolled back (its commit failed); the failed attempts were recorded after. */
@@ -41,6 +46,10 @@ record BatchOutcome(Kind kind, int claimed, Throwable cause) {
 
   static BatchOutcome empty() {
     return new BatchOutcome(Kind.EMPTY, 0, null);
+  }
+
+  static BatchOutcome headReleased() {
+    return new BatchOutcome(Kind.HEAD_RELEASED, 0, null);
   }
 
   static BatchOutcome committed(int claimed) {

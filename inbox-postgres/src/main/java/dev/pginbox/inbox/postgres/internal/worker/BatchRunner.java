@@ -43,6 +43,15 @@ final class BatchRunner {
   /** See {@link ServerBound}: set by the claim statement, for the claim's transaction only. */
   private final String serverBound;
 
+  /** A bound on that wait whatever the poll interval, so a stopping worker is not held up. */
+  private static final long MAX_HEAD_WAIT_MILLIS = 1_000;
+
+  /**
+   * The longest an empty claim waits for a held aggregate head: the poll interval, at most {@link
+   * #MAX_HEAD_WAIT_MILLIS}; 0 for a runner that must not wait (runOnce).
+   */
+  private final int awaitMillis;
+
   /** How long a timed-out batch's thread waits for its replacement to be done with the batch. */
   private final long releaseWaitNanos;
 
@@ -56,7 +65,8 @@ final class BatchRunner {
       WorkerContext ctx,
       BatchTransactionBoundary boundary,
       Suspects suspects,
-      OutcomeRecorder recorder) {
+      OutcomeRecorder recorder,
+      boolean waitsForHeldHeads) {
     this.ctx = ctx;
     this.boundary = boundary;
     this.suspects = suspects;
@@ -64,6 +74,11 @@ final class BatchRunner {
     this.handlerCalls = new HandlerCalls(ctx, suspects);
     this.serverBound = ServerBound.millis(ctx.options().processingTimeout());
     this.releaseWaitNanos = ServerBound.of(ctx.options().processingTimeout()).toNanos();
+    this.awaitMillis =
+        waitsForHeldHeads
+            ? (int)
+                Math.max(1, Math.min(MAX_HEAD_WAIT_MILLIS, ctx.options().pollInterval().toMillis()))
+            : 0;
   }
 
   /**
@@ -114,11 +129,15 @@ final class BatchRunner {
       throws SQLException {
     WorkerConnection wc = statementsOn(connection);
     attempt.wc = wc;
-    List<InboxMessage> messages = claim(wc, limit);
+    int[] buckets = ctx.scope().bucketsForClaim(wc);
+    List<InboxMessage> messages =
+        buckets != null && buckets.length == 0 ? List.of() : claim(wc, limit, buckets);
     if (messages.size() < Math.max(minimum, 1)) { // none, or short of the order's minimum
       tracker.claimed(0);
+      // Holding nothing, wait for a head another worker holds (ordered inboxes only).
+      boolean released = messages.isEmpty() && awaitHeldHead(wc, buckets);
       rollbackOnly.run();
-      return BatchOutcome.empty();
+      return released ? BatchOutcome.headReleased() : BatchOutcome.empty();
     }
     attempt.messages = messages;
     kept++;
@@ -234,20 +253,13 @@ final class BatchRunner {
     return statements;
   }
 
-  private List<InboxMessage> claim(WorkerConnection wc, int limit) throws SQLException {
-    int[] buckets = ctx.scope().bucketsForClaim(wc);
-    if (buckets != null && buckets.length == 0) {
-      return List.of();
-    }
+  private List<InboxMessage> claim(WorkerConnection wc, int limit, int[] buckets)
+      throws SQLException {
     PreparedStatement ps = wc.statement("claim");
     ps.setInt(1, limit);
     ps.setString(2, serverBound);
     ps.setString(3, serverBound);
-    if (buckets == null) {
-      ps.setNull(4, Types.ARRAY);
-    } else {
-      ps.setArray(4, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
-    }
+    setBuckets(wc, ps, 4, buckets);
     long maxBytes = ctx.options().maxBatchBytes();
     if (maxBytes == WorkerOptions.NO_BATCH_BYTE_LIMIT) {
       ps.setNull(5, Types.BIGINT);
@@ -259,6 +271,35 @@ final class BatchRunner {
     ps.setBoolean(6, every > 0 && (kept + 1) % every == 0);
     try (ResultSet rs = ps.executeQuery()) {
       return MessageRows.readAll(rs);
+    }
+  }
+
+  /**
+   * After an empty claim on an ordered inbox, the heads may only be held by other workers' open
+   * batches: wait (at most a poll interval, the time the worker would otherwise sleep, and 1 s)
+   * until the first one is released, so this worker claims its successor at once and workers that
+   * wake together share the heads (docs/performance.md, "Ordered claim"). True when one was
+   * released.
+   */
+  private boolean awaitHeldHead(WorkerConnection wc, int[] buckets) throws SQLException {
+    if (awaitMillis == 0 || (buckets != null && buckets.length == 0)) {
+      return false;
+    }
+    PreparedStatement ps = wc.statement("await_held_head");
+    ps.setString(1, ctx.inbox());
+    ps.setInt(2, awaitMillis);
+    setBuckets(wc, ps, 3, buckets);
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() && rs.getBoolean(1);
+    }
+  }
+
+  private static void setBuckets(
+      WorkerConnection wc, PreparedStatement ps, int index, int[] buckets) throws SQLException {
+    if (buckets == null) {
+      ps.setNull(index, Types.ARRAY);
+    } else {
+      ps.setArray(index, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
     }
   }
 }

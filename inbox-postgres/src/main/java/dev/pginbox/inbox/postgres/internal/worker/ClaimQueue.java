@@ -73,8 +73,13 @@ final class ClaimQueue {
     return true;
   }
 
+  /** What a processor does while it waits for an order (about once a second). */
+  interface Idle {
+    void tick() throws InterruptedException;
+  }
+
   /** The next order for a processor; null once the run stops. */
-  Order next(BooleanSupplier stopping) throws InterruptedException {
+  Order next(BooleanSupplier stopping, Idle idle) throws InterruptedException {
     while (!stopping.getAsBoolean()) {
       Order order = queue.poll(1, TimeUnit.SECONDS);
       if (order == STOP) {
@@ -84,6 +89,7 @@ final class ClaimQueue {
       if (order != null) {
         return order;
       }
+      idle.tick();
     }
     return null;
   }
@@ -101,11 +107,9 @@ final class ClaimQueue {
    * being short of its minimum leaves the decision to a count, an empty claim frees a processor.
    */
   void done(Order order, int claimed, boolean failed) {
-    if (!order.done.compareAndSet(false, true)) {
+    if (!release(order)) {
       return;
     }
-    reserved.addAndGet(-order.reservation);
-    slots.release();
     Wakeups.Event next;
     if (failed) {
       next = Wakeups.Event.RECHECK;
@@ -117,6 +121,26 @@ final class ClaimQueue {
       next = Wakeups.Event.BATCH_DONE;
     }
     wakeups.post(next);
+  }
+
+  /**
+   * The order claimed nothing, but a head another worker held was released while it waited: a
+   * successor is claimable now, so the coordinator looks again at once.
+   */
+  void headReleased(Order order) {
+    if (release(order)) {
+      wakeups.post(Wakeups.Event.RECHECK);
+    }
+  }
+
+  /** Gives the order's slot and reservation back; false if that was done already. */
+  private boolean release(Order order) {
+    if (!order.done.compareAndSet(false, true)) {
+      return false;
+    }
+    reserved.addAndGet(-order.reservation);
+    slots.release();
+    return true;
   }
 
   void stop() {

@@ -143,7 +143,8 @@ public final class PostgresWorker implements InboxWorker {
               ctx,
               own != null ? own : ctx.boundary(),
               suspects,
-              new OutcomeRecorder(ctx.inbox(), ctx.events()));
+              new OutcomeRecorder(ctx.inbox(), ctx.events()),
+              false);
       int batchSize = ctx.options().batchSize();
       BatchOutcome outcome =
           runner.run(
@@ -160,7 +161,7 @@ public final class PostgresWorker implements InboxWorker {
                 }
               });
       return switch (outcome.kind()) {
-        case EMPTY, COMMITTED, ROLLED_BACK -> outcome.claimed();
+        case EMPTY, HEAD_RELEASED, COMMITTED, ROLLED_BACK -> outcome.claimed();
         case HANDLER_ABORTED -> throw (RuntimeException) outcome.cause();
         default ->
             throw new InboxException(

@@ -1,6 +1,7 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -43,6 +44,9 @@ final class Processor implements Runnable {
   /** At most the batch size; halved after a batch too big to read in memory. */
   private int claimLimit;
 
+  /** System.nanoTime() when this processor's connection was last used (batch or check). */
+  private long lastUsed = System.nanoTime();
+
   Processor(Shared shared) {
     this(shared, null, null);
   }
@@ -56,7 +60,11 @@ final class Processor implements Runnable {
     this.ownConnection = boundary == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox()) : null;
     this.runner =
         new BatchRunner(
-            ctx, boundary != null ? boundary : ownConnection, shared.suspects(), shared.recorder());
+            ctx,
+            boundary != null ? boundary : ownConnection,
+            shared.suspects(),
+            shared.recorder(),
+            true);
     this.unreadable =
         new UnreadableMessage(ctx, boundary != null ? boundary : ownConnection, shared.recorder());
     this.backoff =
@@ -72,8 +80,10 @@ final class Processor implements Runnable {
         shared.queue().done(timedOutOrder, timedOut.eventIds.size(), false);
       }
       ClaimQueue.Order order;
-      while ((order = shared.queue().next(shared.run()::stopping)) != null) {
-        if (!runOrder(order)) {
+      while ((order = shared.queue().next(shared.run()::stopping, this::whileIdle)) != null) {
+        boolean carryOn = runOrder(order);
+        lastUsed = System.nanoTime();
+        if (!carryOn) {
           return;
         }
       }
@@ -97,18 +107,21 @@ final class Processor implements Runnable {
       shared.queue().done(order, 0, false);
       return true;
     }
+    Grant grant = new Grant(granted);
     BatchOutcome outcome =
-        runner.run(order.reason, Math.min(order.minimum, granted), granted, tracker(order));
-    if (granted > outcome.claimed()) {
-      ctx.permits().release(granted - outcome.claimed());
-    }
+        runner.run(order.reason, Math.min(order.minimum, granted), granted, tracker(order, grant));
+    grant.keep(outcome.claimed());
     switch (outcome.kind()) {
-      case EMPTY, COMMITTED -> {
+      case EMPTY, COMMITTED, HEAD_RELEASED -> {
         backoff.reset();
         claimLimit = Math.min(ctx.options().batchSize(), claimLimit * 2);
         ctx.events().primaryReached();
         ctx.events().recovered("processor");
-        shared.queue().done(order, outcome.claimed(), false);
+        if (outcome.kind() == BatchOutcome.Kind.HEAD_RELEASED) {
+          shared.queue().headReleased(order);
+        } else {
+          shared.queue().done(order, outcome.claimed(), false);
+        }
       }
       case OUT_OF_MEMORY -> {
         if (granted == 1 && unreadable.charge(outcome.cause())) {
@@ -163,10 +176,58 @@ final class Processor implements Runnable {
     return true;
   }
 
-  private BatchRunner.Tracker tracker(ClaimQueue.Order order) {
+  /**
+   * With an idle connection check: a connection unused for that long is checked, and a dead one
+   * reported and replaced now, so the next message does not find it dead (and wait out a backoff).
+   * A boundary's connections are the application's to keep alive.
+   */
+  private void whileIdle() throws InterruptedException {
+    Duration interval = ctx.options().idleConnectionCheck();
+    if (interval == null
+        || ownConnection == null
+        || System.nanoTime() - lastUsed < interval.toNanos()) {
+      return;
+    }
+    try {
+      ownConnection.check();
+    } catch (SQLException | RuntimeException e) {
+      connectionLost(e);
+      try {
+        ownConnection.reopen();
+        backoff.reset();
+      } catch (SQLException | RuntimeException again) {
+        // The next batch opens it, with the backoff of a batch.
+        connectionLost(again);
+      }
+    }
+    lastUsed = System.nanoTime();
+  }
+
+  /**
+   * The claim permits an order holds. What the claim did not use goes back right after the claim,
+   * not after the batch: an empty claim may wait for a held head before its transaction ends.
+   */
+  private final class Grant {
+    private int held;
+
+    Grant(int held) {
+      this.held = held;
+    }
+
+    /** Gives back all but {@code used} of the permits held (nothing if no more are held). */
+    void keep(int used) {
+      if (held > used) {
+        ctx.permits().release(held - used);
+        held = used;
+      }
+    }
+  }
+
+  private BatchRunner.Tracker tracker(ClaimQueue.Order order, Grant grant) {
     return new BatchRunner.Tracker() {
       @Override
       public void claimed(int count) {
+        grant.keep(count);
         shared.queue().claimed(order, count);
       }
 

@@ -1,0 +1,1 @@
+SELECT inbox.await_held_head(?, ?, ?::integer[])
