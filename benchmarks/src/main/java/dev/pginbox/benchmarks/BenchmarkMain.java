@@ -12,7 +12,9 @@ import java.util.List;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--runs N] [--scale F] [--out FILE] [scenario...]
- * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-budget (byte budget off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP; delivery-budget for its budget part only; not in the default set)
+ * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-budget (byte budget off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP to GreenMail;
+ *   delivery-throughput and delivery-budget for one part only; delivery-aiosmtpd: the throughput part against
+ *   aiosmtpd; not in the default set)
  *   operator (default: all)
  * --mailroom-jar PATH (default mailroom-app/target/mailroom-app.jar), --collector-jvm-flag FLAG (repeatable)
  * footprint: the distribution's bin/mailroom (--mailroom-dist PATH, default mailroom-app/target/mailroom/mailroom)
@@ -80,6 +82,10 @@ public final class BenchmarkMain {
       case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);
       case "delivery" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, true);
       case "delivery-budget" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, false);
+      case "delivery-throughput" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags,
+          true, false, false);
+      case "delivery-aiosmtpd" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags,
+          true, false, true);
       case "operator" -> OperatorFunctionsScenario.run(report, scale < 1 ? new int[] {10_000, 100_000}
           : new int[] {10_000, 1_000_000});
       default -> throw new IllegalArgumentException("unknown scenario " + scenario);
