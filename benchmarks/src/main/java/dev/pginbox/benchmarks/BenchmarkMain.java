@@ -12,8 +12,12 @@ import java.util.List;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--runs N] [--scale F] [--out FILE] [scenario...]
- * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-budget (byte budget off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP; delivery-budget for its budget part only; not in the default set)
+ * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-budget (byte budget off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP to GreenMail;
+ *   delivery-throughput and delivery-budget for one part only; delivery-aiosmtpd: the throughput part against
+ *   aiosmtpd; not in the default set)
  *   operator (default: all)
+ * peer-produce, peer-consume, peer-consume-ordered: our side of benchmarks/peers/run.sh, one producer
+ *   or worker, --batch N (default 100) and --messages N (default 100,000 x scale)
  * --mailroom-jar PATH (default mailroom-app/target/mailroom-app.jar), --collector-jvm-flag FLAG (repeatable)
  * footprint: the distribution's bin/mailroom (--mailroom-dist PATH, default mailroom-app/target/mailroom/mailroom)
  * </pre>
@@ -21,6 +25,15 @@ import java.util.List;
 public final class BenchmarkMain {
 
   private BenchmarkMain() {}
+
+  /** Batch size and message count of the peer-* scenarios. */
+  private record PeerWorkload(int batch, int messages) {
+    PeerWorkload {
+      if (batch < 1 || messages < batch) {
+        throw new IllegalArgumentException("--batch must be positive and --messages at least --batch");
+      }
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     int runs = 5;
@@ -30,6 +43,8 @@ public final class BenchmarkMain {
     Path mailroomDist = Path.of("mailroom-app/target/mailroom/mailroom");
     List<String> collectorFlags = new ArrayList<>();
     List<String> scenarios = new ArrayList<>();
+    int peerBatch = 100;
+    Integer peerMessages = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--runs" -> runs = Integer.parseInt(args[++i]);
@@ -38,6 +53,8 @@ public final class BenchmarkMain {
         case "--mailroom-jar" -> mailroomJar = Path.of(args[++i]);
         case "--mailroom-dist" -> mailroomDist = Path.of(args[++i]);
         case "--collector-jvm-flag" -> collectorFlags.add(args[++i]);
+        case "--batch" -> peerBatch = Integer.parseInt(args[++i]);
+        case "--messages" -> peerMessages = Integer.parseInt(args[++i]);
         default -> scenarios.add(args[i]);
       }
     }
@@ -48,9 +65,10 @@ public final class BenchmarkMain {
     report.line("Server: " + BenchDatabase.create("probe").describeServer());
     report.line("Client: " + Runtime.getRuntime().availableProcessors() + " cores, Java "
         + System.getProperty("java.version") + ", runs=" + runs + ", scale=" + scale);
+    PeerWorkload peer = new PeerWorkload(peerBatch, peerMessages != null ? peerMessages : (int) (100_000 * scale));
     for (String scenario : scenarios) {
       try (LoadAverage load = LoadAverage.during()) {
-        runScenario(scenario, report, runs, scale, mailroomJar, mailroomDist, collectorFlags);
+        runScenario(scenario, report, runs, scale, mailroomJar, mailroomDist, collectorFlags, peer);
         report.line("");
         report.line("Load during " + scenario + ": " + load.summary());
       }
@@ -59,7 +77,7 @@ public final class BenchmarkMain {
   }
 
   private static void runScenario(String scenario, Report report, int runs, double scale,
-      Path mailroomJar, Path mailroomDist, List<String> collectorFlags) throws Exception {
+      Path mailroomJar, Path mailroomDist, List<String> collectorFlags, PeerWorkload peer) throws Exception {
     switch (scenario) {
       case "produce" -> ProduceScenario.run(report, runs, scale, false);
       case "produce-as-producer" -> ProduceScenario.run(report, runs, scale, true);
@@ -80,8 +98,15 @@ public final class BenchmarkMain {
       case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);
       case "delivery" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, true);
       case "delivery-budget" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, false);
+      case "delivery-throughput" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags,
+          true, false, false);
+      case "delivery-aiosmtpd" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags,
+          true, false, true);
       case "operator" -> OperatorFunctionsScenario.run(report, scale < 1 ? new int[] {10_000, 100_000}
           : new int[] {10_000, 1_000_000});
+      case "peer-produce" -> PeerScenario.produce(report, peer.batch(), peer.messages());
+      case "peer-consume" -> PeerScenario.consume(report, peer.batch(), peer.messages(), false);
+      case "peer-consume-ordered" -> PeerScenario.consume(report, peer.batch(), peer.messages(), true);
       default -> throw new IllegalArgumentException("unknown scenario " + scenario);
     }
   }

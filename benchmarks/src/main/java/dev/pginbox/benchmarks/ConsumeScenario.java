@@ -152,7 +152,7 @@ final class ConsumeScenario {
     }
   }
 
-  private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
+  static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
       throws Exception {
     return drain(db, inbox, variant, batch, workers, messages, WorkerOptions.DEFAULT_MAX_BATCH_BYTES);
   }

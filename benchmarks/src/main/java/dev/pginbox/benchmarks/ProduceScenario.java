@@ -49,7 +49,7 @@ final class ProduceScenario {
     }
   }
 
-  private static double produce(PostgresInbox inbox, String prefix, int batch, int producers, int perProducer)
+  static double produce(PostgresInbox inbox, String prefix, int batch, int producers, int perProducer)
       throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(producers);
     try {

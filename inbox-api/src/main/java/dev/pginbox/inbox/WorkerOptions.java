@@ -15,6 +15,10 @@ import java.util.Objects;
  * @param concurrency batches handled at once by this worker (threads, each with its own connection)
  * @param processingTimeout a batch whose handler runs longer is rolled back and counts as failed
  * @param shutdownGrace how long {@link InboxWorker#stop()} lets in-flight batches finish
+ * @param idleConnectionCheck null = none; else a connection of the worker unused for this long is
+ *     checked ({@code SELECT 1}) and, when dead, replaced at once rather than when the next batch
+ *     needs it (a processor's connection idles as long as no message arrives; the LISTEN connection
+ *     of a half-open TCP connection would otherwise wait forever)
  * @param maxBatchBytes the most payload bytes one batch may hold, counted as PostgreSQL stores them
  *     ({@code pg_column_size}): the claim stops adding messages before the sum passes it, but
  *     always claims at least one, so a bigger payload is handled alone; {@link
@@ -34,6 +38,7 @@ public record WorkerOptions(
     Duration reconnectInitialDelay,
     Duration reconnectMaxDelay,
     boolean retention,
+    Duration idleConnectionCheck,
     long maxBatchBytes) {
 
   public static final int DEFAULT_BATCH_SIZE = 100;
@@ -76,6 +81,9 @@ public record WorkerOptions(
           "maxBatchBytes must be at least 1, got " + maxBatchBytes, inbox);
     }
     Objects.requireNonNull(partitions, "partitions");
+    if (idleConnectionCheck != null) {
+      requirePositive(idleConnectionCheck, "idleConnectionCheck", inbox);
+    }
   }
 
   private static void requireNonNegative(Duration d, String name, String inbox) {
@@ -109,6 +117,7 @@ public record WorkerOptions(
     private Duration reconnectInitialDelay = DEFAULT_RECONNECT_INITIAL_DELAY;
     private Duration reconnectMaxDelay = DEFAULT_RECONNECT_MAX_DELAY;
     private boolean retention = true;
+    private Duration idleConnectionCheck;
     private long maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
 
     private Builder(String inbox) {
@@ -177,6 +186,15 @@ public record WorkerOptions(
     }
 
     /**
+     * Checks a connection idle for {@code v} ({@code SELECT 1}) and replaces it when dead; null
+     * (the default) = no check, a dead connection is noticed when next used.
+     */
+    public Builder idleConnectionCheck(Duration v) {
+      idleConnectionCheck = v;
+      return this;
+    }
+
+    /**
      * The most payload bytes one batch may hold (at least one message is always claimed); {@link
      * #NO_BATCH_BYTE_LIMIT} for none.
      */
@@ -200,6 +218,7 @@ public record WorkerOptions(
           reconnectInitialDelay,
           reconnectMaxDelay,
           retention,
+          idleConnectionCheck,
           maxBatchBytes);
     }
   }

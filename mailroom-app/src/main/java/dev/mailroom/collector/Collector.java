@@ -180,6 +180,9 @@ public final class Collector {
             .batchSize(config.batchLimit())
             .batchTimeout(config.batchTimeout())
             .pollInterval(config.pollInterval())
+            // The original's healthcheck: idle that long, a connection is checked and replaced if
+            // dead, so a token after a quiet night does not find the connection dead.
+            .idleConnectionCheck(config.healthcheckInterval())
             .channel(config.channel())
             .partitions(config.partitions())
             // Several processors: each claims its own batch (one message per account in flight, the

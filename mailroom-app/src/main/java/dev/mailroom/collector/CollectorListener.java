@@ -57,6 +57,17 @@ final class CollectorListener implements WorkerListener {
     log.info("connecting to " + connectingLine);
   }
 
+  /** A processing connection, found dead by the healthcheck or by a batch. */
+  @Override
+  public void onProcessorConnectionLost(Throwable error, Duration retryIn) {
+    log.warn(
+        "processor connection lost: "
+            + firstLine(error)
+            + "; reconnecting in "
+            + retryIn.toMillis()
+            + "ms");
+  }
+
   /**
    * Not the tokens' fault (a revoked privilege, a missing table, a read-only database): nothing is
    * charged, the tokens stay pending, and the line names the SQLSTATE so an operator can fix it.

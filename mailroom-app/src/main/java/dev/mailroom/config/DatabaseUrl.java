@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -16,8 +15,8 @@ import java.util.regex.Pattern;
  * ({@code postgres://user:p%40ss@host:5432/db?sslmode=require}, several hosts allowed) and a pgJDBC
  * URL ({@code jdbc:postgresql://...}, passed through). Missing values fall back to the libpq
  * environment (PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD, PGSSLMODE) and then to libpq's
- * defaults, except the host: pgJDBC has no Unix-domain sockets, so the default (and a socket
- * directory) becomes localhost over TCP, with a warning for an explicit directory.
+ * defaults. A host that is a directory (and no host at all: libpq's default socket directory) is a
+ * Unix-domain socket, reached through {@link UnixSocket}.
  */
 public final class DatabaseUrl {
 
@@ -34,8 +33,7 @@ public final class DatabaseUrl {
     }
   }
 
-  public static ConnectionSettings parse(
-      String url, Map<String, String> env, Consumer<String> warn) {
+  public static ConnectionSettings parse(String url, Map<String, String> env) {
     if (url == null || url.isBlank()) {
       throw new MalformedException("the database URL is empty");
     }
@@ -57,7 +55,7 @@ public final class DatabaseUrl {
     } else {
       params = LibpqConnectionString.parseConninfo(trimmed);
     }
-    return build(params, env, warn, quoteValues);
+    return build(params, env, quoteValues);
   }
 
   // ---- to JDBC -------------------------------------------------------------------------------
@@ -67,10 +65,7 @@ public final class DatabaseUrl {
    *     password's unencoded characters can end up in the port or the query
    */
   private static ConnectionSettings build(
-      Map<String, String> params,
-      Map<String, String> env,
-      Consumer<String> warn,
-      boolean quoteValues) {
+      Map<String, String> params, Map<String, String> env, boolean quoteValues) {
     String user = firstNonEmpty(params.get("user"), env.get("PGUSER"), env.get("USER"), "postgres");
     String password = firstNonEmpty(params.get("password"), env.get("PGPASSWORD"));
     String database = firstNonEmpty(params.get("dbname"), env.get("PGDATABASE"), user);
@@ -83,18 +78,26 @@ public final class DatabaseUrl {
               : "invalid sslmode value" + LibpqConnectionString.ENCODE_HINT);
     }
     String hostSpec =
-        firstNonEmpty(params.get("hostaddr"), params.get("host"), env.get("PGHOST"), "localhost");
+        firstNonEmpty(
+            params.get("hostaddr"),
+            params.get("host"),
+            env.get("PGHOST"),
+            UnixSocket.DEFAULT_DIRECTORY);
     String portSpec = firstNonEmpty(params.get("port"), env.get("PGPORT"), "5432");
     List<String> hosts = new ArrayList<>();
     for (String host : hostSpec.split(",", -1)) {
       if (host.isEmpty()) {
-        host = "localhost";
-      } else if (host.startsWith("/") || host.startsWith("@")) {
-        warn.accept(
-            "Unix-domain socket " + host + " is not supported; connecting to localhost over TCP");
-        host = "localhost";
+        host = UnixSocket.DEFAULT_DIRECTORY;
+      } else if (host.startsWith("@")) {
+        throw new MalformedException(
+            "abstract Unix-domain sockets (a host starting with @) are not supported; use the"
+                + " socket's directory");
       }
       hosts.add(host);
+    }
+    if (hosts.size() > 1 && hosts.stream().anyMatch(UnixSocket::isDirectory)) {
+      throw new MalformedException(
+          "a Unix-domain socket directory cannot be one of several hosts; give it alone");
     }
     String[] portParts = portSpec.split(",", -1);
     if (portParts.length != 1 && portParts.length != hosts.size()) {
@@ -107,12 +110,14 @@ public final class DatabaseUrl {
       ports.add(p.isEmpty() ? 5432 : port(p, quoteValues));
     }
 
+    boolean socket = UnixSocket.isDirectory(hosts.get(0));
     StringBuilder url = new StringBuilder("jdbc:postgresql://");
     for (int h = 0; h < hosts.size(); h++) {
       if (h > 0) {
         url.append(',');
       }
-      String host = hosts.get(h);
+      // Through a socket the URL's host is only a name (the socket factory ignores it).
+      String host = socket ? "localhost" : hosts.get(h);
       url.append(host.contains(":") ? "[" + host + "]" : host).append(':').append(ports.get(h));
     }
     url.append('/').append(URLEncoder.encode(database, StandardCharsets.UTF_8));
@@ -156,7 +161,11 @@ public final class DatabaseUrl {
                         : "invalid target_session_attrs value" + LibpqConnectionString.ENCODE_HINT);
           });
     }
-    return new ConnectionSettings(url.toString(), props, hosts, ports, database, user, sslmode);
+    if (socket) {
+      UnixSocket.connectThrough(hosts.get(0), ports.get(0), props);
+    }
+    return new ConnectionSettings(
+        url.toString(), props, hosts, ports, database, user, props.getProperty("sslmode"));
   }
 
   private static void copy(

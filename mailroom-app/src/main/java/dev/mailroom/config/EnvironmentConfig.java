@@ -60,7 +60,7 @@ public final class EnvironmentConfig {
     ConnectionSettings database = null;
     if (url != null) {
       try {
-        database = DatabaseUrl.parse(url, env, warnings::add);
+        database = DatabaseUrl.parse(url, env);
       } catch (DatabaseUrl.MalformedException e) {
         throw new ConfigException("invalid " + DATABASE_URL + ": " + e.getMessage());
       }

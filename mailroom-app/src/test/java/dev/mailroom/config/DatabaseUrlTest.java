@@ -3,31 +3,42 @@ package dev.mailroom.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DatabaseUrlTest {
-
-  private final List<String> warnings = new ArrayList<>();
 
   private ConnectionSettings parse(String url) {
     return parse(url, Map.of("USER", "ogu"));
   }
 
   private ConnectionSettings parse(String url, Map<String, String> env) {
-    return DatabaseUrl.parse(url, env, warnings::add);
+    return DatabaseUrl.parse(url, env);
   }
 
   @Test
-  void bare_dbname_uses_libpq_defaults() {
+  void bare_dbname_uses_libpq_defaults_and_the_default_socket_directory() {
     ConnectionSettings s = parse("dbname=mailroom");
+    String dir = UnixSocket.DEFAULT_DIRECTORY;
     assertThat(s.jdbcUrl()).isEqualTo("jdbc:postgresql://localhost:5432/mailroom");
     assertThat(s.properties())
         .containsEntry("user", "ogu")
-        .containsEntry("sslmode", "prefer")
+        .containsEntry("socketFactory", "org.newsclub.net.unix.AFUNIXSocketFactory$FactoryArg")
+        .containsEntry("socketFactoryArg", dir + "/.s.PGSQL.5432")
+        .containsEntry("sslmode", "disable")
         .doesNotContainKey("password");
+    assertThat(s.describe())
+        .isEqualTo("host=" + dir + " port=5432 dbname=mailroom user=ogu sslmode=disable");
+  }
+
+  @Test
+  void tcp_hosts_use_no_socket_factory() {
+    ConnectionSettings s = parse("host=localhost dbname=mailroom");
+    assertThat(s.jdbcUrl()).isEqualTo("jdbc:postgresql://localhost:5432/mailroom");
+    assertThat(s.properties())
+        .containsEntry("sslmode", "prefer")
+        .doesNotContainKey("socketFactory")
+        .doesNotContainKey("socketFactoryArg");
     assertThat(s.describe())
         .isEqualTo("host=localhost port=5432 dbname=mailroom user=ogu sslmode=prefer");
   }
@@ -51,10 +62,35 @@ class DatabaseUrlTest {
   }
 
   @Test
-  void socket_directory_host_becomes_localhost_with_a_warning() {
-    ConnectionSettings s = parse("host=/tmp dbname=mailroom");
-    assertThat(s.hosts()).containsExactly("localhost");
-    assertThat(warnings).singleElement().asString().contains("/tmp");
+  void a_socket_directory_host_connects_through_its_socket_in_every_form() {
+    for (String url :
+        new String[] {
+          "host=/var/run/postgresql port=5433 dbname=mailroom",
+          "postgresql://%2Fvar%2Frun%2Fpostgresql:5433/mailroom",
+          "postgresql:///mailroom?host=/var/run/postgresql&port=5433",
+          "postgres://ogu@/mailroom?host=%2Fvar%2Frun%2Fpostgresql&port=5433&sslmode=require"
+        }) {
+      ConnectionSettings s = parse(url);
+      assertThat(s.properties())
+          .as(url)
+          .containsEntry("socketFactoryArg", "/var/run/postgresql/.s.PGSQL.5433")
+          .containsEntry("sslmode", "disable");
+      assertThat(s.describe())
+          .as(url)
+          .isEqualTo("host=/var/run/postgresql port=5433 dbname=mailroom user=ogu sslmode=disable");
+    }
+    assertThat(parse("dbname=m", Map.of("PGHOST", "/tmp/pg/", "USER", "ogu")).properties())
+        .containsEntry("socketFactoryArg", "/tmp/pg/.s.PGSQL.5432");
+  }
+
+  @Test
+  void sockets_that_cannot_be_reached_alone_are_refused() {
+    assertThatThrownBy(() -> parse("host=/tmp,db.internal dbname=m"))
+        .isInstanceOf(DatabaseUrl.MalformedException.class)
+        .hasMessageContaining("several hosts");
+    assertThatThrownBy(() -> parse("host=@abstract dbname=m"))
+        .isInstanceOf(DatabaseUrl.MalformedException.class)
+        .hasMessageContaining("abstract");
   }
 
   @Test
@@ -82,11 +118,14 @@ class DatabaseUrlTest {
     assertThat(multi.properties()).containsEntry("targetServerType", "primary");
     ConnectionSettings bare = parse("postgresql://");
     assertThat(bare.jdbcUrl()).isEqualTo("jdbc:postgresql://localhost:5432/ogu");
+    assertThat(bare.hosts()).containsExactly(UnixSocket.DEFAULT_DIRECTORY);
     ConnectionSettings userOnly = parse("postgresql://bob@/app");
-    assertThat(userOnly.properties()).containsEntry("user", "bob");
+    assertThat(userOnly.properties())
+        .containsEntry("user", "bob")
+        .containsEntry("socketFactoryArg", UnixSocket.DEFAULT_DIRECTORY + "/.s.PGSQL.5432");
     assertThat(userOnly.jdbcUrl()).isEqualTo("jdbc:postgresql://localhost:5432/app");
     assertThat(parse("postgresql://%2Fvar%2Frun%2Fpostgresql/db").hosts())
-        .containsExactly("localhost");
+        .containsExactly("/var/run/postgresql");
   }
 
   @Test

@@ -226,4 +226,67 @@ class TrackedClaimTest extends InboxTestSupport {
     assertThat(strings("SELECT id::text FROM shop.tools WHERE done_at IS NOT NULL"))
         .containsExactly("3");
   }
+
+  @Test
+  void a_partitioned_table_is_claimed_by_id_because_its_row_ids_repeat_across_partitions() {
+    sql(
+        "CREATE TABLE shop.split (id bigint PRIMARY KEY, kind text, done_at timestamptz)"
+            + " PARTITION BY HASH (id)");
+    sql(
+        "CREATE TABLE shop.split_0 PARTITION OF shop.split FOR VALUES WITH (MODULUS 2, REMAINDER 0)");
+    sql(
+        "CREATE TABLE shop.split_1 PARTITION OF shop.split FOR VALUES WITH (MODULUS 2, REMAINDER 1)");
+    sql(
+        "SELECT inbox.enable_inbox_tracking('split', 'shop.split', p_id_column => 'id',"
+            + " p_event_type_column => 'kind', p_processed_at_column => 'done_at')");
+    // The first row of each partition has the same ctid (0,1): claiming one must not mark the
+    // other.
+    sql("INSERT INTO shop.split (id, kind) SELECT i, 'k' FROM generate_series(1, 4) i");
+    assertThat(count("SELECT count(DISTINCT ctid) FROM shop.split")).isLessThan(4);
+    try (Handle h = jdbi.open()) {
+      h.begin();
+      List<String> first = claim(h, "split", 1);
+      assertThat(first).hasSize(1);
+      assertThat(
+              h.select("SELECT inbox.mark_failed('split', ?, 'once')", first.get(0))
+                  .mapTo(String.class)
+                  .one())
+          .isEqualTo("retry");
+      h.commit();
+    }
+    assertThat(count("SELECT count(*) FROM shop.split WHERE done_at IS NOT NULL")).isZero();
+    try (Handle h = jdbi.open()) {
+      assertThat(claim(h, "split", 10)).as("the failed one backs off").hasSize(3);
+    }
+    assertThat(count("SELECT count(*) FROM shop.split WHERE done_at IS NOT NULL")).isEqualTo(3);
+  }
+
+  @Test
+  void the_byte_budget_counts_the_payload_column_and_always_claims_one() {
+    sql(
+        "CREATE TABLE shop.sized (id bigint PRIMARY KEY, kind text, body jsonb, done_at timestamptz)");
+    sql(
+        "SELECT inbox.enable_inbox_tracking('sized', 'shop.sized', p_id_column => 'id',"
+            + " p_event_type_column => 'kind', p_processed_at_column => 'done_at',"
+            + " p_payload_column => 'body')");
+    sql(
+        "INSERT INTO shop.sized SELECT i, 'k', jsonb_build_object('pad', repeat('x', 1000))"
+            + " FROM generate_series(1, 5) i");
+    long oneBody = count("SELECT pg_column_size(body) FROM shop.sized WHERE id = 1");
+    try (Handle h = jdbi.open()) {
+      h.begin();
+      assertThat(
+              h.select("SELECT event_id FROM inbox.claim_sized(10, NULL, ?)", 2 * oneBody + 1)
+                  .mapTo(String.class)
+                  .list())
+          .containsExactly("1", "2");
+      assertThat(
+              h.select("SELECT event_id FROM inbox.claim_sized(10, NULL, 1)")
+                  .mapTo(String.class)
+                  .list())
+          .as("a payload over the budget is claimed alone")
+          .containsExactly("3");
+      h.rollback();
+    }
+  }
 }

@@ -253,6 +253,26 @@ class TrackedTableTest extends InboxTestSupport {
   }
 
   @Test
+  void the_java_spec_maps_a_payload_column_and_asks_for_the_notification_trigger() {
+    sql("CREATE TABLE app.spec_events " + COLUMNS);
+    PostgresInbox inbox =
+        manager.enableTracking(
+            spec("spec_events", "app.spec_events")
+                .payloadColumn("body")
+                .notifyOnInsert(true)
+                .build());
+    sql("INSERT INTO app.spec_events (type, body) VALUES ('t', '{\"amount\": 5}')");
+    assertThat(inbox.pending(10))
+        .extracting(InboxMessage::payload)
+        .containsExactly("{\"amount\": 5}");
+    assertThat(strings("SELECT tgname FROM pg_trigger WHERE tgrelid = 'app.spec_events'::regclass"))
+        .containsExactly("spec_events_notify");
+    manager.dropInbox("spec_events", false);
+    assertThat(count("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'app.spec_events'::regclass"))
+        .isZero();
+  }
+
+  @Test
   void tracking_validates_table_and_columns_and_creates_nothing_on_error() {
     sql("CREATE TABLE app.validated " + COLUMNS);
     assertThatThrownBy(() -> manager.enableTracking(spec("v1", "app.nope").build()))

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.Outcome;
+import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -35,6 +37,56 @@ class ConnectionLossTest extends WorkerTestSupport {
             + ":"
             + role
             + "'");
+  }
+
+  @Test
+  void an_idle_connection_check_replaces_a_processor_connection_killed_while_idle()
+      throws InterruptedException {
+    String inbox = newInbox("idlecheck");
+    AtomicInteger losses = new AtomicInteger();
+    InboxWorker worker =
+        track(
+            PostgresInboxWorker.builder(
+                    dataSource(),
+                    options(inbox, true).idleConnectionCheck(Duration.ofMillis(500)).build())
+                .handler(
+                    (m, tx) -> {
+                      recordHandled(
+                          tx.unwrap(Handle.class), inbox, m.eventId(), "w", m.aggregateId());
+                      return Outcome.processed();
+                    })
+                .listener(
+                    new WorkerListener() {
+                      @Override
+                      public void onProcessorConnectionLost(Throwable error, Duration retryIn) {
+                        losses.incrementAndGet();
+                      }
+                    })
+                .build());
+    worker.start();
+    insert(inbox, "a", 0, 1, 1);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 1);
+    String processorPid =
+        "SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE application_name = 'inbox:"
+            + inbox
+            + ":processor'";
+    long killed = count(processorPid);
+    assertThat(terminate(inbox, "processor")).isEqualTo(1);
+
+    // No message comes: only the check can find the connection dead, and it opens a new one.
+    await().atMost(Duration.ofSeconds(30)).until(() -> losses.get() == 1);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> count(processorPid) != 0 && count(processorPid) != killed);
+    insert(inbox, "b", 0, 1, 1);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 2);
+    // The message found a live connection: no batch failed on the dead one.
+    assertThat(losses).hasValue(1);
+    assertThat(backends(inbox, "processor")).isEqualTo(1);
   }
 
   @ParameterizedTest(name = "listen={0}")

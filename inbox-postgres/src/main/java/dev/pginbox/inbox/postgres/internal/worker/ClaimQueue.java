@@ -73,8 +73,13 @@ final class ClaimQueue {
     return true;
   }
 
+  /** What a processor does while it waits for an order (about once a second). */
+  interface Idle {
+    void tick() throws InterruptedException;
+  }
+
   /** The next order for a processor; null once the run stops. */
-  Order next(BooleanSupplier stopping) throws InterruptedException {
+  Order next(BooleanSupplier stopping, Idle idle) throws InterruptedException {
     while (!stopping.getAsBoolean()) {
       Order order = queue.poll(1, TimeUnit.SECONDS);
       if (order == STOP) {
@@ -84,6 +89,7 @@ final class ClaimQueue {
       if (order != null) {
         return order;
       }
+      idle.tick();
     }
     return null;
   }

@@ -62,6 +62,29 @@ final class DedicatedConnection implements BatchTransactionBoundary, AutoCloseab
     }
   }
 
+  /**
+   * Checks the open connection, if any ({@link WorkerConnection#ping}); a dead one is closed and
+   * the check's exception thrown, so that the caller reports it and then {@link #reopen()}s.
+   */
+  void check() throws SQLException {
+    if (wc == null) {
+      return;
+    }
+    try {
+      wc.ping();
+    } catch (SQLException | RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /** Opens the connection now unless it is open: the next batch finds it ready. */
+  void reopen() throws SQLException {
+    if (wc == null) {
+      wc = WorkerConnection.open(jdbi, inbox, true, "processor");
+    }
+  }
+
   @Override
   public void close() {
     if (wc != null) {

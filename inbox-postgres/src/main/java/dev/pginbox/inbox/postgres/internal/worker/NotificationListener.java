@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -55,10 +56,19 @@ final class NotificationListener implements Runnable {
     connected.run();
     wakeups.post(Wakeups.Event.CONNECTED);
     PGConnection pg = wc.connection().unwrap(PGConnection.class);
+    Duration check = ctx.options().idleConnectionCheck();
+    int wait = check == null ? WAIT_MILLIS : (int) Math.min(WAIT_MILLIS, check.toMillis());
+    long quietSince = System.nanoTime();
     while (!run.stopping()) {
-      PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
+      PGNotification[] notifications = pg.getNotifications(wait);
       if (notifications != null && notifications.length > 0) {
         notified();
+        quietSince = System.nanoTime();
+      } else if (check != null && System.nanoTime() - quietSince >= check.toNanos()) {
+        // Waiting reads, but a peer gone without closing the connection sends nothing: only a
+        // query finds out. Its exception ends the session and the reconnect loop takes over.
+        wc.ping();
+        quietSince = System.nanoTime();
       }
     }
   }

@@ -1,6 +1,7 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -43,6 +44,9 @@ final class Processor implements Runnable {
   /** At most the batch size; halved after a batch too big to read in memory. */
   private int claimLimit;
 
+  /** System.nanoTime() when this processor's connection was last used (batch or check). */
+  private long lastUsed = System.nanoTime();
+
   Processor(Shared shared) {
     this(shared, null, null);
   }
@@ -76,8 +80,10 @@ final class Processor implements Runnable {
         shared.queue().done(timedOutOrder, timedOut.eventIds.size(), false);
       }
       ClaimQueue.Order order;
-      while ((order = shared.queue().next(shared.run()::stopping)) != null) {
-        if (!runOrder(order)) {
+      while ((order = shared.queue().next(shared.run()::stopping, this::whileIdle)) != null) {
+        boolean carryOn = runOrder(order);
+        lastUsed = System.nanoTime();
+        if (!carryOn) {
           return;
         }
       }
@@ -168,6 +174,33 @@ final class Processor implements Runnable {
       }
     }
     return true;
+  }
+
+  /**
+   * With an idle connection check: a connection unused for that long is checked, and a dead one
+   * reported and replaced now, so the next message does not find it dead (and wait out a backoff).
+   * A boundary's connections are the application's to keep alive.
+   */
+  private void whileIdle() throws InterruptedException {
+    Duration interval = ctx.options().idleConnectionCheck();
+    if (interval == null
+        || ownConnection == null
+        || System.nanoTime() - lastUsed < interval.toNanos()) {
+      return;
+    }
+    try {
+      ownConnection.check();
+    } catch (SQLException | RuntimeException e) {
+      connectionLost(e);
+      try {
+        ownConnection.reopen();
+        backoff.reset();
+      } catch (SQLException | RuntimeException again) {
+        // The next batch opens it, with the backoff of a batch.
+        connectionLost(again);
+      }
+    }
+    lastUsed = System.nanoTime();
   }
 
   /**

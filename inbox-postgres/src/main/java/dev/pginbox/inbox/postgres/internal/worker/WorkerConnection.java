@@ -28,6 +28,12 @@ final class WorkerConnection implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(WorkerConnection.class);
 
+  /**
+   * How long an idle check waits for its answer: a half-open TCP connection (a peer gone without a
+   * FIN) would otherwise block it for the kernel's retransmission time, a quarter of an hour.
+   */
+  private static final int PING_TIMEOUT_MILLIS = 10_000;
+
   private final Connection connection;
   private final boolean owned;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
@@ -128,6 +134,25 @@ final class WorkerConnection implements AutoCloseable {
       statements.put(name, ps);
     }
     return ps;
+  }
+
+  /**
+   * {@code SELECT 1}, answered within {@link #PING_TIMEOUT_MILLIS}, outside any transaction
+   * afterwards: the SQLException of a dead connection.
+   */
+  void ping() throws SQLException {
+    int saved = connection.getNetworkTimeout();
+    connection.setNetworkTimeout(Runnable::run, PING_TIMEOUT_MILLIS);
+    try {
+      statement("ping").executeQuery().close();
+      if (!connection.getAutoCommit()) {
+        connection.rollback();
+      }
+    } finally {
+      if (!connection.isClosed()) {
+        connection.setNetworkTimeout(Runnable::run, saved);
+      }
+    }
   }
 
   /** Sends a cancel request for the statement running on this connection (from another thread). */
