@@ -520,9 +520,9 @@ $t$ $h$;
 --  1. walk the claim order (priority, seq), testing each message for an earlier unprocessed one
 --     of its aggregate, but at most a window of 2 * p_limit + 100 messages: with many aggregates
 --     the heads come first and this is all it takes;
---  2. only when at least p_limit of the window's messages are blocked (not heads: a hot aggregate
---     with a long queue at the front, or followers of dead heads) and the window held fewer than
---     p_limit heads (phase 1's and, held by other workers or not, those of other aggregates),
+--  2. only when phase 1 filled less than half the batch, at least p_limit of the window's
+--     messages are blocked (not heads: a hot aggregate with a long queue at the front, or
+--     followers of dead heads) and the window held fewer than p_limit heads (phase 1's and, held by other workers or not, those of other aggregates),
 --     enumerate the aggregates' heads directly with a loose index scan over <name>_ordering_idx
 --     (one descent per aggregate with unprocessed messages) and claim the best of those, by the
 --     same claim order.
@@ -581,8 +581,11 @@ AS $h$ SELECT $t${{header}}
                        coalesce(sum(pg_column_size((claimed.r).payload)), 0)
                 INTO v_first, v_first_bytes FROM claimed;
 
-                -- A byte budget that phase 1 used up leaves nothing for phase 2.
-                IF cardinality(v_first) < p_limit
+                -- A byte budget that phase 1 used up leaves nothing for phase 2. Nor does a phase
+                -- 1 that filled half the batch need it: the window had heads, and testing the
+                -- window again for the rule below doubled the cost of every claim that shares the
+                -- heads with another worker's.
+                IF cardinality(v_first) < p_limit AND 2 * cardinality(v_first) < p_limit
                    AND (p_max_bytes IS NULL OR cardinality(v_first) = 0 OR v_first_bytes < p_max_bytes) THEN
                     -- Phase 2 only when blocked messages (not heads) crowd the window. A window
                     -- that is merely full of messages other claims hold or just committed (two

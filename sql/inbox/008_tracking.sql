@@ -297,9 +297,9 @@ DECLARE
     v_key text := CASE WHEN (SELECT r.relkind FROM pg_class r WHERE r.oid = v_table::regclass) = 'p'
                        THEN format('%I', c.id_column) ELSE 'ctid' END;
 BEGIN
-    -- The signature of a managed inbox's claim, so the worker calls both alike; the byte budget and
-    -- the skip-top turn are not applied to tracked tables (docs/consuming.md). An overload with
-    -- fewer arguments would make calls ambiguous.
+    -- The signature of a managed inbox's claim, so the worker calls both alike; the skip-top turn is
+    -- not applied to tracked tables (docs/consuming.md). An overload with fewer arguments would make
+    -- calls ambiguous.
     IF to_regprocedure(format('inbox.%I(integer, integer[])', 'claim_' || c.inbox_name)) IS NOT NULL THEN
         EXECUTE format('DROP FUNCTION inbox.%I(integer, integer[])', 'claim_' || c.inbox_name);
     END IF;
@@ -322,17 +322,28 @@ BEGIN
                 RAISE EXCEPTION 'claim limit must be at least 1, got %', coalesce(p_limit::text, 'NULL')
                     USING ERRCODE = 'invalid_parameter_value';
             END IF;
+            IF p_max_bytes < 1 THEN
+                RAISE EXCEPTION 'claim byte budget must be at least 1, got %', p_max_bytes
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
             RETURN QUERY
             WITH claimed AS (
                 UPDATE {{table}} u SET {{processed_at}} = now()
                 WHERE u.{{key}} = ANY (ARRAY(
-                    SELECT m.{{key}} FROM {{table}} m
-                    WHERE {{claimable}}
-                      AND (v_mask IS NULL OR get_bit(v_mask, {{bucket}}) = 1)
-                      {{head}}
-                    ORDER BY {{claim_order}}
-                    LIMIT p_limit
-                    FOR UPDATE OF m SKIP LOCKED))
+                    -- The byte budget as in a managed inbox's claim (generated_claim_header): the
+                    -- prefix of the locked rows, in claim order, whose payloads fit, at least one.
+                    SELECT l.k FROM (
+                        SELECT l.k, row_number() OVER w AS n, sum(l.bytes) OVER w AS upto
+                        FROM (SELECT m.{{key}} AS k, ROW({{claim_order}}) AS ord, {{bytes}} AS bytes
+                              FROM {{table}} m
+                              WHERE {{claimable}}
+                                AND (v_mask IS NULL OR get_bit(v_mask, {{bucket}}) = 1)
+                                {{head}}
+                              ORDER BY {{claim_order}}
+                              LIMIT p_limit
+                              FOR UPDATE OF m SKIP LOCKED) l
+                        WINDOW w AS (ORDER BY l.ord ROWS UNBOUNDED PRECEDING)) l
+                    WHERE p_max_bytes IS NULL OR l.n = 1 OR l.upto <= p_max_bytes))
                   AND num_nulls(u.{{processed_at}}) = 1
                 RETURNING u.*
             )
@@ -347,6 +358,8 @@ BEGIN
             'processed_at', format('%I', c.processed_at_column),
             'claimable', inbox.tracked_claimable_sql(c),
             'bucket', inbox.tracked_bucket_sql(c),
+            'bytes', CASE WHEN c.payload_column IS NULL THEN '0'
+                          ELSE format('coalesce(pg_column_size(m.%I), 0)', c.payload_column) END,
             'head', inbox.tracked_head_sql(c),
             'claim_order', inbox.queue_order_sql(c),
             'row', inbox.tracked_row_sql(c)));

@@ -12,7 +12,9 @@ import java.util.List;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--runs N] [--scale F] [--out FILE] [scenario...]
- * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-budget (byte budget off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP; delivery-budget for its budget part only; not in the default set)
+ * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-budget (byte budget off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP to GreenMail;
+ *   delivery-throughput and delivery-budget for one part only; delivery-aiosmtpd: the throughput part against
+ *   aiosmtpd; not in the default set)
  *   operator (default: all)
  * peer-produce, peer-consume, peer-consume-ordered: our side of benchmarks/peers/run.sh, one producer
  *   or worker, --batch N (default 100) and --messages N (default 100,000 x scale)
@@ -96,6 +98,10 @@ public final class BenchmarkMain {
       case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);
       case "delivery" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, true);
       case "delivery-budget" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, false);
+      case "delivery-throughput" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags,
+          true, false, false);
+      case "delivery-aiosmtpd" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags,
+          true, false, true);
       case "operator" -> OperatorFunctionsScenario.run(report, scale < 1 ? new int[] {10_000, 100_000}
           : new int[] {10_000, 1_000_000});
       case "peer-produce" -> PeerScenario.produce(report, peer.batch(), peer.messages());

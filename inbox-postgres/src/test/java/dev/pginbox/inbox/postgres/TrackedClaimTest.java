@@ -260,4 +260,33 @@ class TrackedClaimTest extends InboxTestSupport {
     }
     assertThat(count("SELECT count(*) FROM shop.split WHERE done_at IS NOT NULL")).isEqualTo(3);
   }
+
+  @Test
+  void the_byte_budget_counts_the_payload_column_and_always_claims_one() {
+    sql(
+        "CREATE TABLE shop.sized (id bigint PRIMARY KEY, kind text, body jsonb, done_at timestamptz)");
+    sql(
+        "SELECT inbox.enable_inbox_tracking('sized', 'shop.sized', p_id_column => 'id',"
+            + " p_event_type_column => 'kind', p_processed_at_column => 'done_at',"
+            + " p_payload_column => 'body')");
+    sql(
+        "INSERT INTO shop.sized SELECT i, 'k', jsonb_build_object('pad', repeat('x', 1000))"
+            + " FROM generate_series(1, 5) i");
+    long oneBody = count("SELECT pg_column_size(body) FROM shop.sized WHERE id = 1");
+    try (Handle h = jdbi.open()) {
+      h.begin();
+      assertThat(
+              h.select("SELECT event_id FROM inbox.claim_sized(10, NULL, ?)", 2 * oneBody + 1)
+                  .mapTo(String.class)
+                  .list())
+          .containsExactly("1", "2");
+      assertThat(
+              h.select("SELECT event_id FROM inbox.claim_sized(10, NULL, 1)")
+                  .mapTo(String.class)
+                  .list())
+          .as("a payload over the budget is claimed alone")
+          .containsExactly("3");
+      h.rollback();
+    }
+  }
 }

@@ -39,7 +39,8 @@
  *        processor thread     Processor: ClaimQueue.next ─▶ ClaimPermits.acquire
  *                               BatchRunner.run, in BatchTransactionBoundary.inTransaction
  *                               (DedicatedConnection unless the application set a boundary):
- *                                 claim_&lt;name&gt; (one statement: lock + mark processed)
+ *                                 claim_&lt;name&gt; (one statement: lock + mark processed);
+ *                                 empty: await_held_head (ordered: wait for a held head's commit)
  *                                 HandlerCalls: handler per part, in a savepoint ◀── Watchdog
  *                                 OutcomeRecorder: record_failures (one statement)    (timer thread)
  *                               commit ─▶ BatchOutcome ─▶ ClaimQueue.done ─▶ Wakeups
