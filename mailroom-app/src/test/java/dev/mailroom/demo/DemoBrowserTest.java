@@ -4,25 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.mailroom.collector.Collector;
 import dev.mailroom.testkit.MailroomDb;
-import dev.mailroom.testkit.RunningCollector;
 import dev.pginbox.inbox.testing.HeadlessChromium;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -43,23 +31,9 @@ class DemoBrowserTest {
   void a_click_on_a_caught_activation_email_activates_the_account() throws Exception {
     assumeTrue(HeadlessChromium.available(), HeadlessChromium.SKIP_MESSAGE);
     MailroomDb db = MailroomDb.create("mailroom_demo_browser");
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
-    Map<String, String> env = new HashMap<>(RunningCollector.env(db));
-    env.put("MAILROOM_HTTP_PORT", String.valueOf(port));
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Demo demo =
-        new Demo(
-            new Collector.Io(
-                env,
-                new ByteArrayOutputStream(),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                Clock.systemUTC()));
-    CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(demo::run);
-    String home = "http://localhost:" + port + "/";
-    try (HeadlessChromium chromium = HeadlessChromium.start()) {
+    try (RunningDemo demo = RunningDemo.start(db);
+        HeadlessChromium chromium = HeadlessChromium.start()) {
+      String home = demo.home();
       WebDriver browser = chromium.browser();
       await()
           .atMost(Duration.ofSeconds(90))
@@ -90,9 +64,6 @@ class DemoBrowserTest {
       browser.findElement(By.linkText("Back to the demo mailbox")).click();
       WebElement after = browser.findElement(By.xpath("//tr[td[1][text()='" + email + "']]/td[4]"));
       assertThat(after.getText()).isEqualTo("active");
-    } finally {
-      demo.stop(null);
-      assertThat(exit.get(60, TimeUnit.SECONDS)).as(err.toString()).isZero();
     }
   }
 

@@ -3,24 +3,12 @@ package dev.mailroom.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.mailroom.collector.Collector;
 import dev.mailroom.testkit.MailroomDb;
-import dev.mailroom.testkit.RunningCollector;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -35,24 +23,9 @@ class DemoTest {
   @Test
   void clicking_an_activation_link_on_the_demo_page_activates_the_account() throws Exception {
     MailroomDb db = MailroomDb.create("mailroom_demo");
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
-    Map<String, String> env = new HashMap<>(RunningCollector.env(db));
-    env.put("MAILROOM_HTTP_PORT", String.valueOf(port));
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    Demo demo =
-        new Demo(
-            new Collector.Io(
-                env,
-                new ByteArrayOutputStream(),
-                new PrintStream(err, true, StandardCharsets.UTF_8),
-                Clock.systemUTC()));
-    CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(demo::run);
     HttpClient http = HttpClient.newHttpClient();
-    String home = "http://localhost:" + port + "/";
-    try {
+    try (RunningDemo demo = RunningDemo.start(db)) {
+      String home = demo.home();
       Matcher[] row = new Matcher[1];
       await()
           .atMost(Duration.ofSeconds(90))
@@ -70,7 +43,7 @@ class DemoTest {
       String email = row[0].group(1);
       assertThat(row[0].group(3)).isEqualTo("provisioned");
       String link = row[0].group(2).replace("&amp;", "&");
-      assertThat(link).startsWith("http://localhost:" + port + "/activate?token=");
+      assertThat(link).startsWith(home + "activate?token=");
 
       HttpResponse<String> click = get(http, link);
       assertThat(click.statusCode()).isEqualTo(200);
@@ -87,9 +60,6 @@ class DemoTest {
                       + email
                       + "' AND status = 'active'"))
           .isEqualTo(1);
-    } finally {
-      demo.stop(null);
-      assertThat(exit.get(60, TimeUnit.SECONDS)).as(err.toString()).isZero();
     }
   }
 
