@@ -368,6 +368,7 @@ $$;
 
 ALTER TABLE inbox.inbox_workers ENABLE ROW LEVEL SECURITY;
 ALTER TABLE inbox.inbox_partition_leases ENABLE ROW LEVEL SECURITY;
+ALTER TABLE inbox.inbox_worker_registry ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS read_all ON inbox.inbox_workers;
 CREATE POLICY read_all ON inbox.inbox_workers FOR SELECT USING (true);
 DROP POLICY IF EXISTS consumers_write ON inbox.inbox_workers;
@@ -377,6 +378,13 @@ DROP POLICY IF EXISTS read_all ON inbox.inbox_partition_leases;
 CREATE POLICY read_all ON inbox.inbox_partition_leases FOR SELECT USING (true);
 DROP POLICY IF EXISTS consumers_write ON inbox.inbox_partition_leases;
 CREATE POLICY consumers_write ON inbox.inbox_partition_leases FOR ALL
+    USING (inbox.may_coordinate(inbox_name)) WITH CHECK (inbox.may_coordinate(inbox_name));
+-- The registry feeds the operator views (partition count and owners, worker states): a consumer of
+-- another inbox must not be able to forge or remove this inbox's workers.
+DROP POLICY IF EXISTS read_all ON inbox.inbox_worker_registry;
+CREATE POLICY read_all ON inbox.inbox_worker_registry FOR SELECT USING (true);
+DROP POLICY IF EXISTS consumers_write ON inbox.inbox_worker_registry;
+CREATE POLICY consumers_write ON inbox.inbox_worker_registry FOR ALL
     USING (inbox.may_coordinate(inbox_name)) WITH CHECK (inbox.may_coordinate(inbox_name));
 
 -- The schema-wide privileges of the group roles and of the roles of inbox.grant_inbox (again on
