@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pginbox.inbox.EventTypeStats;
+import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
@@ -42,6 +43,38 @@ class SendAndViewsTest extends InboxTestSupport {
     assertThat(strings("SELECT event_type FROM inbox.dups WHERE event_id = 'e1'"))
         .containsExactly("t");
     assertThat(inbox.sendAll(List.of())).isZero();
+  }
+
+  @Test
+  void a_batch_with_a_stored_id_inserts_the_others_in_the_order_given() {
+    PostgresInbox inbox = manager.createInbox("stored_dup");
+    assertThat(inbox.send(NewMessage.of("m", "t", "a", "{\"v\":1}"))).isTrue();
+    // Ids that sort against the list order; the stored one in the middle.
+    List<NewMessage> batch =
+        List.of(
+            NewMessage.of("z", "t", "a", null),
+            NewMessage.of("m", "t", "a", "{\"v\":2}"),
+            NewMessage.of("b", "t", "a", null),
+            NewMessage.of("a", "t", "a", null));
+    assertThat(inbox.sendAll(batch)).isEqualTo(3);
+    assertThat(strings("SELECT event_id FROM inbox.stored_dup ORDER BY seq"))
+        .containsExactly("m", "z", "b", "a");
+    assertThat(strings("SELECT payload->>'v' FROM inbox.stored_dup WHERE event_id = 'm'"))
+        .containsExactly("1");
+    assertThat(inbox.sendAll(batch)).isZero();
+    assertThat(count("SELECT count(*) FROM inbox.stored_dup")).isEqualTo(4);
+  }
+
+  @Test
+  void a_violation_of_another_unique_index_is_an_error_and_inserts_nothing() {
+    PostgresInbox inbox = manager.createInbox("other_unique");
+    sql("CREATE UNIQUE INDEX other_unique_trace ON inbox.other_unique (trace_id)");
+    List<NewMessage> batch =
+        List.of(
+            new NewMessage("a", "t", "s", "agg", null, "trace-1"),
+            new NewMessage("b", "t", "s", "agg", null, "trace-1"));
+    assertThatThrownBy(() -> inbox.sendAll(batch)).isInstanceOf(InboxException.class);
+    assertThat(count("SELECT count(*) FROM inbox.other_unique")).isZero();
   }
 
   @Test
