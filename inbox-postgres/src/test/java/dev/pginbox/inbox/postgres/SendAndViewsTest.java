@@ -66,6 +66,25 @@ class SendAndViewsTest extends InboxTestSupport {
   }
 
   @Test
+  void a_batch_keeps_every_character_and_tells_null_from_the_text_null() {
+    PostgresInbox inbox = manager.createInbox("chars");
+    String odd = "q\"uote b\\ack {br,ace} 'tick' \u00e9\u4e2d\ud83d\ude00 tab\t";
+    List<NewMessage> batch =
+        List.of(
+            new NewMessage(odd, "NULL", "", "{a,b}", "{\"s\":\"" + "\\\"x\\\\\"}", null),
+            new NewMessage("NULL", null, null, null, null, "NULL"));
+    assertThat(inbox.sendAll(batch)).isEqualTo(2);
+    assertThat(
+            strings(
+                "SELECT concat_ws('|', event_id, coalesce(event_type, '<null>'),"
+                    + " coalesce(source, '<null>'), coalesce(aggregate_id, '<null>'),"
+                    + " coalesce(payload ->> 's', payload::text, '<null>'),"
+                    + " coalesce(trace_id, '<null>')) FROM inbox.chars ORDER BY seq"))
+        .containsExactly(
+            odd + "|NULL||{a,b}|\"x\\|<null>", "NULL|<null>|<null>|<null>|<null>|NULL");
+  }
+
+  @Test
   void a_violation_of_another_unique_index_is_an_error_and_inserts_nothing() {
     PostgresInbox inbox = manager.createInbox("other_unique");
     sql("CREATE UNIQUE INDEX other_unique_trace ON inbox.other_unique (trace_id)");
