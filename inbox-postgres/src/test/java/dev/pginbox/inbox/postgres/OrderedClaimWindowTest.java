@@ -97,6 +97,17 @@ class OrderedClaimWindowTest extends InboxTestSupport {
     int rounds = 0;
     while (true) {
       Set<String> heads = headsNow(inbox);
+      // The batching rule's count agrees with the definition, bounded or not.
+      long claimable =
+          count(
+              "SELECT count(*) FROM inbox."
+                  + inbox
+                  + " WHERE event_id = ANY (?) AND retry_count < 2 AND next_attempt_at <= now()",
+              (Object) heads.toArray(new String[0]));
+      int bound = 1 + random.nextInt(60);
+      assertThat(count("SELECT inbox.count_waiting(?, NULL)", inbox)).isEqualTo(claimable);
+      assertThat(count("SELECT inbox.count_waiting(?, ?)", inbox, bound))
+          .isEqualTo(Math.min(bound, claimable));
       try (Handle first = jdbi.open();
           Handle second = jdbi.open()) {
         first.begin();
