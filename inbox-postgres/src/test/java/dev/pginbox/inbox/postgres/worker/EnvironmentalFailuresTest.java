@@ -10,10 +10,13 @@ import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -103,6 +106,52 @@ class EnvironmentalFailuresTest extends WorkerTestSupport {
     assertThat(worker.isRunning()).isFalse();
     worker.stop(); // returns at once: nothing was started
     assertThat(worker.failure()).isEmpty();
+  }
+
+  @Test
+  void the_start_check_opens_no_connection_of_its_own() {
+    String inbox = newInbox("startconn");
+    insert(inbox, "m", 0, 10, 10);
+    AtomicInteger opened = new AtomicInteger();
+    DataSource counting =
+        (DataSource)
+            Proxy.newProxyInstance(
+                DataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("getConnection")) {
+                    opened.incrementAndGet();
+                  }
+                  try {
+                    return method.invoke(dataSource(), args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    InboxWorker worker =
+        track(
+            PostgresInboxWorker.builder(counting, options(inbox, true).retention(false).build())
+                .handler((m, tx) -> Outcome.processed())
+                .build());
+    worker.start();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+    // Every connection the worker took is still open: the check's became the processor's (a
+    // start used to cost one connection more, opened and closed, on every worker start).
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        count(
+                            "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'inbox:"
+                                + inbox
+                                + ":%'"))
+                    .isEqualTo(opened.get()));
+    assertThat(opened.get()).isGreaterThanOrEqualTo(2); // the processor's and the listener's
   }
 
   @Test

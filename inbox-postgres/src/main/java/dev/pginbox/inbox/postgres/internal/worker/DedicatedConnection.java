@@ -15,9 +15,11 @@ final class DedicatedConnection implements BatchTransactionBoundary, AutoCloseab
   private final String inbox;
   private WorkerConnection wc;
 
-  DedicatedConnection(Jdbi jdbi, String inbox) {
+  /** {@code connection}: an open one to start with (null: opened for the first transaction). */
+  DedicatedConnection(Jdbi jdbi, String inbox, WorkerConnection connection) {
     this.jdbi = jdbi;
     this.inbox = inbox;
+    this.wc = connection;
   }
 
   @Override

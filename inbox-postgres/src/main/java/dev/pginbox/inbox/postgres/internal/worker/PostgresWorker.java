@@ -82,11 +82,11 @@ public final class PostgresWorker implements InboxWorker {
       throw new IllegalStateException("worker for inbox " + ctx.inbox() + " is already running");
     }
     // Before anything that stop() would wait for: a start that fails leaves nothing running.
-    StartupCheck.verify(ctx);
+    WorkerConnection checked = StartupCheck.verify(ctx);
     failure.set(null);
     terminated = new CountDownLatch(1);
     run = new RunningWorker(ctx, this::fail);
-    run.start();
+    run.start(checked);
     LOG.info(
         "inbox {}: worker {} started (batch size {}, concurrency {}, {})",
         ctx.inbox(),
@@ -136,7 +136,7 @@ public final class PostgresWorker implements InboxWorker {
     }
     Suspects suspects = new Suspects();
     DedicatedConnection own =
-        ctx.boundary() == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox()) : null;
+        ctx.boundary() == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox(), null) : null;
     try {
       BatchRunner runner =
           new BatchRunner(

@@ -47,17 +47,23 @@ final class Processor implements Runnable {
   /** System.nanoTime() when this processor's connection was last used (batch or check). */
   private long lastUsed = System.nanoTime();
 
-  Processor(Shared shared) {
-    this(shared, null, null);
+  /** {@code connection}: an open one to start with (null: opened when first needed). */
+  Processor(Shared shared, WorkerConnection connection) {
+    this(shared, connection, null, null);
   }
 
-  private Processor(Shared shared, InFlightBatch timedOut, ClaimQueue.Order timedOutOrder) {
+  private Processor(
+      Shared shared,
+      WorkerConnection connection,
+      InFlightBatch timedOut,
+      ClaimQueue.Order timedOutOrder) {
     this.shared = shared;
     this.ctx = shared.ctx();
     this.timedOut = timedOut;
     this.timedOutOrder = timedOutOrder;
     BatchTransactionBoundary boundary = ctx.boundary();
-    this.ownConnection = boundary == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox()) : null;
+    this.ownConnection =
+        boundary == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox(), connection) : null;
     this.runner =
         new BatchRunner(
             ctx,
@@ -239,7 +245,7 @@ final class Processor implements Runnable {
                 batch,
                 b -> {
                   ctx.events().processingTimedOut(b.eventIds);
-                  shared.startProcessor().accept(new Processor(shared, b, order));
+                  shared.startProcessor().accept(new Processor(shared, null, b, order));
                 });
       }
     };

@@ -49,7 +49,8 @@ final class RunningWorker implements RunControl {
     this.periodic = new PeriodicTasks(ctx, threads, () -> wakeups.post(Wakeups.Event.RECHECK));
   }
 
-  void start() {
+  /** {@code firstConnection}: the start check's, for the first processor (null: it opens one). */
+  void start(WorkerConnection firstConnection) {
     ctx.events().registerGauges();
     periodic.start();
     Suspects suspects = new Suspects();
@@ -65,7 +66,7 @@ final class RunningWorker implements RunControl {
             new TimeoutRecovery(ctx, suspects, recorder),
             threads::startProcessor);
     for (int i = 0; i < ctx.options().concurrency(); i++) {
-      threads.startProcessor(new Processor(shared));
+      threads.startProcessor(new Processor(shared, i == 0 ? firstConnection : null));
     }
     if (ctx.options().listen()) {
       threads.start(new NotificationListener(this, ctx, wakeups, queue), "listener");

@@ -15,6 +15,9 @@ import org.slf4j.LoggerFactory;
  * database accepts the worker's connection settings and credentials. A database that is merely
  * unreachable (down, restarting, a network hiccup) does not fail the start: the worker starts and
  * keeps trying, as it does after any lost connection.
+ *
+ * <p>The check's connection is the first processor's: opened as the processor opens its own and
+ * handed over idle, so a start costs no connection more than the worker keeps.
  */
 final class StartupCheck {
 
@@ -22,18 +25,30 @@ final class StartupCheck {
 
   private StartupCheck() {}
 
-  static void verify(WorkerContext ctx) {
-    try (WorkerConnection wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), false, "start")) {
+  /**
+   * Returns the connection it checked on, idle, for the first processor: null when the database was
+   * not reachable or the application's boundary gives the processors their connections.
+   */
+  static WorkerConnection verify(WorkerContext ctx) {
+    WorkerConnection wc = null;
+    boolean handedOver = false;
+    try {
+      wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "processor");
       PreparedStatement ps = wc.statement("inbox_config");
       ps.setString(1, ctx.inbox());
+      boolean exists;
       try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new InboxNotFoundException(
-              "inbox " + ctx.inbox() + " does not exist: create it before starting its worker",
-              ctx.inbox(),
-              null);
-        }
+        exists = rs.next();
       }
+      wc.connection().rollback();
+      if (!exists) {
+        throw new InboxNotFoundException(
+            "inbox " + ctx.inbox() + " does not exist: create it before starting its worker",
+            ctx.inbox(),
+            null);
+      }
+      handedOver = ctx.boundary() == null;
+      return handedOver ? wc : null;
     } catch (SQLException e) {
       if (isPermanent(e)) {
         throw new InboxException(
@@ -55,6 +70,11 @@ final class StartupCheck {
               + " trying",
           ctx.inbox(),
           e.getMessage());
+      return null;
+    } finally {
+      if (wc != null && !handedOver) {
+        wc.close();
+      }
     }
   }
 
