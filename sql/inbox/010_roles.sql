@@ -169,13 +169,22 @@ END;
 $$;
 
 -- The batch send of a managed inbox, inbox.send_<name>(event ids, types, sources, aggregate ids,
--- payloads, trace ids): one INSERT ... ON CONFLICT (event_id) DO NOTHING of the arrays, in event id
--- order (two concurrent batches sharing ids in different orders would otherwise deadlock), whose
--- arrival order (seq) still follows the arrays: an aggregate's events sent in one call are handed
--- out in the order given. Setting seq explicitly is the owner's right, not a producer's (a producer
--- choosing seq could jump the queue), so the function runs as its owner (SECURITY DEFINER) and
--- takes no seq: EXECUTE on it is what the producers of the inbox are granted. It inserts nothing
--- but the six message columns, like a producer's own INSERT. Returns the number inserted.
+-- payloads, trace ids): one INSERT of the arrays in event id order (two concurrent batches sharing
+-- ids in different orders would otherwise deadlock), whose arrival order (seq) still follows the
+-- arrays: an aggregate's events sent in one call are handed out in the order given. Setting seq
+-- explicitly is the owner's right, not a producer's (a producer choosing seq could jump the
+-- queue), so the function runs as its owner (SECURITY DEFINER) and takes no seq: EXECUTE on it is
+-- what the producers of the inbox are granted. It inserts nothing but the six message columns,
+-- like a producer's own INSERT. Returns the number inserted.
+-- Duplicates are ignored, but a batch is first tried as a plain INSERT, in a subtransaction: ON
+-- CONFLICT DO NOTHING probes the primary key before every row, inserts it speculatively and
+-- confirms it with a WAL record of its own, about 15% of the server's work per row and 48 WAL
+-- bytes (docs/performance.md, "Produce"), paid by every batch although duplicates are rare. A
+-- batch with any duplicate (an id already stored, committed by a concurrent batch, or twice in the
+-- arrays) fails that INSERT with unique_violation, and is then inserted again with ON CONFLICT DO
+-- NOTHING, which keeps the first occurrence. Another unique index's violation fails both.
+-- The arrival order comes from one identity value per element, the smallest to the first element,
+-- whatever order nextval ran in, taken before the first try so that a retry reuses them.
 CREATE OR REPLACE FUNCTION inbox.create_send_function(p_inbox text)
 RETURNS void
 LANGUAGE plpgsql
@@ -184,10 +193,19 @@ AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_function text := format('inbox.%I', 'send_' || p_inbox);
+    v_insert text;
 BEGIN
     IF NOT c.managed THEN
         RETURN;
     END IF;
+    v_insert := format($i$
+                INSERT INTO %1$s (event_id, event_type, source, aggregate_id, payload, trace_id, seq)
+                OVERRIDING SYSTEM VALUE
+                SELECT m.event_id, m.event_type, m.source, m.aggregate_id, m.payload, m.trace_id,
+                       v_seqs[m.position::integer]
+                FROM unnest(p_event_ids, p_event_types, p_sources, p_aggregate_ids, p_payloads, p_trace_ids)
+                    WITH ORDINALITY AS m (event_id, event_type, source, aggregate_id, payload, trace_id, position)
+                ORDER BY m.event_id COLLATE "C", m.position$i$, inbox.inbox_table(c));
     EXECUTE format($f$
         CREATE OR REPLACE FUNCTION %1$s(p_event_ids text[], p_event_types text[], p_sources text[],
                                         p_aggregate_ids text[], p_payloads jsonb[], p_trace_ids text[])
@@ -197,30 +215,27 @@ BEGIN
         SET search_path = pg_catalog, pg_temp
         AS $body$
         DECLARE
+            v_seqs bigint[];
             v_count integer;
         BEGIN
-            WITH m AS (
-                SELECT *
-                FROM unnest(p_event_ids, p_event_types, p_sources, p_aggregate_ids, p_payloads, p_trace_ids)
-                    WITH ORDINALITY AS m (event_id, event_type, source, aggregate_id, payload, trace_id, position)
-            ), arrival AS (
-                -- One identity value per row, the smallest to the first element, whatever order
-                -- nextval ran in.
-                SELECT array_agg(s.seq ORDER BY s.seq) AS seqs
-                FROM (SELECT nextval(%3$L::regclass) AS seq FROM m) s
-            )
-            INSERT INTO %2$s (event_id, event_type, source, aggregate_id, payload, trace_id, seq)
-            OVERRIDING SYSTEM VALUE
-            SELECT m.event_id, m.event_type, m.source, m.aggregate_id, m.payload, m.trace_id,
-                   a.seqs[m.position::integer]
-            FROM m CROSS JOIN arrival a
-            ORDER BY m.event_id COLLATE "C", m.position  -- a duplicate in the arrays keeps its first occurrence
-            ON CONFLICT (event_id) DO NOTHING;
-            GET DIAGNOSTICS v_count = ROW_COUNT;
+            SELECT array_agg(s.seq ORDER BY s.seq) INTO v_seqs
+            FROM (SELECT nextval(%3$L::regclass) AS seq
+                  FROM generate_series(1, greatest(cardinality(p_event_ids), cardinality(p_event_types),
+                      cardinality(p_sources), cardinality(p_aggregate_ids), cardinality(p_payloads),
+                      cardinality(p_trace_ids)))) s;
+            BEGIN
+                %2$s;
+                GET DIAGNOSTICS v_count = ROW_COUNT;
+            EXCEPTION WHEN unique_violation THEN
+                -- A duplicate: this time each row's key is probed first (see above).
+                %2$s
+                ON CONFLICT (event_id) DO NOTHING;
+                GET DIAGNOSTICS v_count = ROW_COUNT;
+            END;
             RETURN v_count;
         END;
         $body$
-        $f$, v_function, inbox.inbox_table(c), pg_get_serial_sequence(inbox.inbox_table(c), 'seq'));
+        $f$, v_function, v_insert, pg_get_serial_sequence(inbox.inbox_table(c), 'seq'));
     EXECUTE format('REVOKE ALL ON FUNCTION %s(text[], text[], text[], text[], jsonb[], text[]) FROM PUBLIC', v_function);
 END;
 $$;
@@ -368,6 +383,7 @@ $$;
 
 ALTER TABLE inbox.inbox_workers ENABLE ROW LEVEL SECURITY;
 ALTER TABLE inbox.inbox_partition_leases ENABLE ROW LEVEL SECURITY;
+ALTER TABLE inbox.inbox_worker_registry ENABLE ROW LEVEL SECURITY;
 DROP POLICY IF EXISTS read_all ON inbox.inbox_workers;
 CREATE POLICY read_all ON inbox.inbox_workers FOR SELECT USING (true);
 DROP POLICY IF EXISTS consumers_write ON inbox.inbox_workers;
@@ -377,6 +393,13 @@ DROP POLICY IF EXISTS read_all ON inbox.inbox_partition_leases;
 CREATE POLICY read_all ON inbox.inbox_partition_leases FOR SELECT USING (true);
 DROP POLICY IF EXISTS consumers_write ON inbox.inbox_partition_leases;
 CREATE POLICY consumers_write ON inbox.inbox_partition_leases FOR ALL
+    USING (inbox.may_coordinate(inbox_name)) WITH CHECK (inbox.may_coordinate(inbox_name));
+-- The registry feeds the operator views (partition count and owners, worker states): a consumer of
+-- another inbox must not be able to forge or remove this inbox's workers.
+DROP POLICY IF EXISTS read_all ON inbox.inbox_worker_registry;
+CREATE POLICY read_all ON inbox.inbox_worker_registry FOR SELECT USING (true);
+DROP POLICY IF EXISTS consumers_write ON inbox.inbox_worker_registry;
+CREATE POLICY consumers_write ON inbox.inbox_worker_registry FOR ALL
     USING (inbox.may_coordinate(inbox_name)) WITH CHECK (inbox.may_coordinate(inbox_name));
 
 -- The schema-wide privileges of the group roles and of the roles of inbox.grant_inbox (again on

@@ -95,6 +95,7 @@ public final class BenchmarkMain {
       case "consume-ordered-partitioned" -> ConsumeScenario.run(report, runs, scale,
           List.of(ConsumeScenario.Variant.ORDERED_PARTITIONED), new int[] {100, 1000});
       case "consume-budget" -> ConsumeScenario.runBudget(report, runs, scale);
+      case "consume-profile" -> ConsumeProfileScenario.run(report, runs, scale);
       case "e2e" -> EndToEndScenario.run(report, scale);
       case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
       case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pginbox.inbox.EventTypeStats;
+import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
@@ -42,6 +43,57 @@ class SendAndViewsTest extends InboxTestSupport {
     assertThat(strings("SELECT event_type FROM inbox.dups WHERE event_id = 'e1'"))
         .containsExactly("t");
     assertThat(inbox.sendAll(List.of())).isZero();
+  }
+
+  @Test
+  void a_batch_with_a_stored_id_inserts_the_others_in_the_order_given() {
+    PostgresInbox inbox = manager.createInbox("stored_dup");
+    assertThat(inbox.send(NewMessage.of("m", "t", "a", "{\"v\":1}"))).isTrue();
+    // Ids that sort against the list order; the stored one in the middle.
+    List<NewMessage> batch =
+        List.of(
+            NewMessage.of("z", "t", "a", null),
+            NewMessage.of("m", "t", "a", "{\"v\":2}"),
+            NewMessage.of("b", "t", "a", null),
+            NewMessage.of("a", "t", "a", null));
+    assertThat(inbox.sendAll(batch)).isEqualTo(3);
+    assertThat(strings("SELECT event_id FROM inbox.stored_dup ORDER BY seq"))
+        .containsExactly("m", "z", "b", "a");
+    assertThat(strings("SELECT payload->>'v' FROM inbox.stored_dup WHERE event_id = 'm'"))
+        .containsExactly("1");
+    assertThat(inbox.sendAll(batch)).isZero();
+    assertThat(count("SELECT count(*) FROM inbox.stored_dup")).isEqualTo(4);
+  }
+
+  @Test
+  void a_batch_keeps_every_character_and_tells_null_from_the_text_null() {
+    PostgresInbox inbox = manager.createInbox("chars");
+    String odd = "q\"uote b\\ack {br,ace} 'tick' \u00e9\u4e2d\ud83d\ude00 tab\t";
+    List<NewMessage> batch =
+        List.of(
+            new NewMessage(odd, "NULL", "", "{a,b}", "{\"s\":\"" + "\\\"x\\\\\"}", null),
+            new NewMessage("NULL", null, null, null, null, "NULL"));
+    assertThat(inbox.sendAll(batch)).isEqualTo(2);
+    assertThat(
+            strings(
+                "SELECT concat_ws('|', event_id, coalesce(event_type, '<null>'),"
+                    + " coalesce(source, '<null>'), coalesce(aggregate_id, '<null>'),"
+                    + " coalesce(payload ->> 's', payload::text, '<null>'),"
+                    + " coalesce(trace_id, '<null>')) FROM inbox.chars ORDER BY seq"))
+        .containsExactly(
+            odd + "|NULL||{a,b}|\"x\\|<null>", "NULL|<null>|<null>|<null>|<null>|NULL");
+  }
+
+  @Test
+  void a_violation_of_another_unique_index_is_an_error_and_inserts_nothing() {
+    PostgresInbox inbox = manager.createInbox("other_unique");
+    sql("CREATE UNIQUE INDEX other_unique_trace ON inbox.other_unique (trace_id)");
+    List<NewMessage> batch =
+        List.of(
+            new NewMessage("a", "t", "s", "agg", null, "trace-1"),
+            new NewMessage("b", "t", "s", "agg", null, "trace-1"));
+    assertThatThrownBy(() -> inbox.sendAll(batch)).isInstanceOf(InboxException.class);
+    assertThat(count("SELECT count(*) FROM inbox.other_unique")).isZero();
   }
 
   @Test

@@ -184,6 +184,36 @@ class UpgradeFromPreviousReleaseTest {
   }
 
   @Test
+  void the_batch_send_of_an_upgraded_inbox_skips_stored_ids_and_inserts_new_ones() {
+    // "waiting" was stored by 0.1.0; the send function is the current generator's. Rolled back:
+    // the other tests see the inbox as the upgrade left it.
+    List<String> sent =
+        jdbi.inTransaction(
+            h -> {
+              int first =
+                  h.select(
+                          "SELECT inbox.send_up_plain(ARRAY['fresh', 'waiting'],"
+                              + " ARRAY['normal', 'normal'], NULL, NULL, NULL, NULL)")
+                      .mapTo(Integer.class)
+                      .one();
+              int second =
+                  h.select(
+                          "SELECT inbox.send_up_plain(ARRAY['fresh2'], ARRAY['normal'],"
+                              + " NULL, NULL, NULL, NULL)")
+                      .mapTo(Integer.class)
+                      .one();
+              List<String> rows =
+                  h.createQuery(
+                          "SELECT event_id FROM inbox.up_plain WHERE event_id ~ '^fresh' ORDER BY seq")
+                      .mapTo(String.class)
+                      .list();
+              h.rollback();
+              return List.of(first + " " + second, String.join(",", rows));
+            });
+    assertThat(sent).containsExactly("1 1", "fresh,fresh2");
+  }
+
+  @Test
   void an_ordered_inbox_still_hands_out_heads_only() {
     assertThat(claim("up_ordered", 10)).containsExactly("b0");
     assertThat(claim("up_ordered", 10)).containsExactly("b1");

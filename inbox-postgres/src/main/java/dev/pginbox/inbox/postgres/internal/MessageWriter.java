@@ -1,7 +1,6 @@
 package dev.pginbox.inbox.postgres.internal;
 
 import dev.pginbox.inbox.NewMessage;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -71,21 +70,17 @@ public final class MessageWriter {
       traces[i] = m.traceId();
     }
     try (PreparedStatement ps = connection.prepareStatement(insertBatch)) {
+      // A String[] given to setObject travels in the binary array format (each element's UTF-8
+      // bytes with their length): createArrayOf built the quoted, escaped text form instead,
+      // which cost the client ~3 us and the server an array parse per message.
       String[][] columns = {ids, types, sources, aggregates, payloads, traces};
-      Array[] arrays = new Array[columns.length];
       for (int i = 0; i < columns.length; i++) {
-        arrays[i] = connection.createArrayOf("text", columns[i]);
-        ps.setArray(i + 1, arrays[i]);
+        ps.setObject(i + 1, columns[i]);
       }
-      int inserted;
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        inserted = rs.getInt(1);
+        return rs.getInt(1);
       }
-      for (Array array : arrays) {
-        array.free();
-      }
-      return inserted;
     }
   }
 }
