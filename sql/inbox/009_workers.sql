@@ -247,15 +247,15 @@ BEGIN
     IF NOT has_table_privilege('inbox.inbox_worker_registry', 'SELECT') THEN
         RETURN 0;
     END IF;
-    -- Announced details through registry_number (012_operator_views.sql): a consumer role writes
-    -- them, and a string or an absurd number there must not break a claim.
     RETURN (
-        SELECT coalesce(sum(coalesce(inbox.registry_number(r.details, 'concurrency', 1, 10000), 1)), 0)::integer
+        SELECT coalesce(sum(CASE WHEN r.details ->> 'concurrency' ~ '^[0-9]{1,4}$'
+                                 THEN greatest((r.details ->> 'concurrency')::integer, 1) ELSE 1 END), 0)::integer
         FROM inbox.inbox_worker_registry r
         WHERE r.inbox_name = p_inbox AND r.stopped_at IS NULL
           AND coalesce(r.details ->> 'assignment', 'all') = 'all'
           AND r.heartbeat_at > now() - greatest(interval '1 minute',
-              3 * coalesce(inbox.registry_number(r.details, 'interval_seconds', 1, 86400), 0) * interval '1 second'));
+              3 * CASE WHEN r.details ->> 'interval_seconds' ~ '^[0-9]{1,6}$'
+                       THEN (r.details ->> 'interval_seconds')::integer ELSE 0 END * interval '1 second'));
 END;
 $$;
 

@@ -94,8 +94,5 @@ class OrderedClaimShareTest extends InboxTestSupport {
                     + "(?, (SELECT array_agg(b) FROM generate_series(0, 1023) b))",
                 AGGREGATES))
         .isEqualTo(AGGREGATES);
-    // A malformed announcement counts as one processor and breaks no claim.
-    announce(inbox, "w5", "{\"assignment\": \"all\", \"concurrency\": \"lots\"}");
-    assertThat(claimAndRollBack(inbox, AGGREGATES)).isEqualTo(67);
   }
 }
