@@ -579,10 +579,6 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t${{header}}
                 v_window integer := 2 * p_limit + 100;
-                v_take integer := p_limit;  -- this claim's share of the heads (see below)
-                v_claimers integer;
-                v_firsts integer;
-                v_rows integer;
                 v_first {{table}}[];
                 v_rest {{table}}[] := '{}';
                 v_walked integer;  -- blocked messages (not heads) in the window
@@ -590,21 +586,6 @@ AS $h$ SELECT $t${{header}}
                 v_first_bytes bigint := 0;
             BEGIN
                 {{prelude}}
-                -- A share of the heads when several processors claim without partitions: with
-                -- fewer aggregates in the window than it holds messages, heads are scarce and one
-                -- claim would take them all while the others come back empty and wait for its
-                -- commit, so the workers took turns instead of working side by side. The window's
-                -- aggregates (held by others or not) divided by the live processors of the inbox.
-                IF p_buckets IS NULL AND p_limit > 1 THEN
-                    v_claimers := inbox.live_claimers({{inbox}});
-                    IF v_claimers > 1 THEN
-                        SELECT count(*) FILTER (WHERE win.first), count(*) INTO v_firsts, v_rows
-                        FROM ({{ranked_window}}) win;
-                        IF v_firsts < v_rows THEN
-                            v_take := least(p_limit, greatest(1, ceil(v_firsts::numeric / v_claimers)::integer));
-                        END IF;
-                    END IF;
-                END IF;
                 WITH claimed AS (
                     UPDATE {{table}} m SET processed_at = now()
                     WHERE m.ctid = ANY (ARRAY(
@@ -623,7 +604,7 @@ AS $h$ SELECT $t${{header}}
                                         OFFSET 0  -- a fence: the head test stays above the lock
                                         FOR UPDATE OF c SKIP LOCKED) k
                                   WHERE k.agg IS NULL OR NOT {{locked_blocked}}
-                                  LIMIT v_take) l
+                                  LIMIT p_limit) l
                             WINDOW w AS (ORDER BY l.priority, l.seq ROWS UNBOUNDED PRECEDING)) l
                         WHERE p_max_bytes IS NULL OR l.n = 1 OR l.upto <= p_max_bytes))
                       AND num_nulls(m.processed_at) = 1
@@ -637,7 +618,7 @@ AS $h$ SELECT $t${{header}}
                 -- 1 that filled half the batch need it: the window had heads, and testing the
                 -- window again for the rule below doubled the cost of every claim that shares the
                 -- heads with another worker's.
-                IF cardinality(v_first) < v_take AND 2 * cardinality(v_first) < v_take
+                IF cardinality(v_first) < p_limit AND 2 * cardinality(v_first) < p_limit
                    AND (p_max_bytes IS NULL OR cardinality(v_first) = 0 OR v_first_bytes < p_max_bytes) THEN
                     -- Phase 2 only when blocked messages (not heads) crowd the window. A window
                     -- that is merely full of messages other claims hold or just committed (two
@@ -657,7 +638,7 @@ AS $h$ SELECT $t${{header}}
                                       WHEN NOT win.first THEN true  -- an earlier one of its aggregate is in the window
                                       ELSE {{window_blocked}} END AS blocked
                           FROM ({{ranked_window}}) win) b;
-                    IF v_walked >= greatest(v_take, 1) AND v_heads + cardinality(v_first) < v_take THEN
+                    IF v_walked >= greatest(p_limit, 1) AND v_heads + cardinality(v_first) < p_limit THEN
                         -- The heads arrive in aggregate order and must be sorted into claim
                         -- order: without a sort the planner would walk the whole claim index
                         -- filtering on ctid, the very walk this phase avoids. (The function's
@@ -690,7 +671,7 @@ AS $h$ SELECT $t${{header}}
                                   AND (c.{{aggregate}} IS NULL OR NOT c.{{aggregate}} = ANY (ARRAY(
                                         SELECT f.{{aggregate}} FROM unnest(v_first) f WHERE f.{{aggregate}} IS NOT NULL)))
                                 ORDER BY c.priority, c.seq
-                                LIMIT v_take - cardinality(v_first)
+                                LIMIT p_limit - cardinality(v_first)
                                 FOR UPDATE OF c SKIP LOCKED) l
                                 WINDOW w AS (ORDER BY l.priority, l.seq ROWS UNBOUNDED PRECEDING)) l
                               WHERE p_max_bytes IS NULL OR l.upto <= p_max_bytes - v_first_bytes
@@ -723,7 +704,6 @@ DECLARE
     v_old text;
     v_table text := inbox.inbox_table(c);
     v_values jsonb := jsonb_build_object(
-        'inbox', format('%L', c.inbox_name),
         'function', format('inbox.%I', 'claim_' || c.inbox_name),
         'table', v_table,
         'max_retries', c.max_retries);

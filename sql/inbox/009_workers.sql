@@ -233,32 +233,6 @@ BEGIN
 END;
 $$;
 
--- How many processors of live workers share an inbox's messages without partitions: the sum of
--- the concurrency that workers with assignment "all" announced (inbox.worker_announce), counting
--- those that announced within the last minute, or three of their announcement intervals if
--- longer, and did not stop. The ordered claim divides the heads it sees by it. A count only:
--- 0 when the caller may not read the registry, and malformed announcements count as one.
-CREATE OR REPLACE FUNCTION inbox.live_claimers(p_inbox text)
-RETURNS integer
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF NOT has_table_privilege('inbox.inbox_worker_registry', 'SELECT') THEN
-        RETURN 0;
-    END IF;
-    RETURN (
-        SELECT coalesce(sum(CASE WHEN r.details ->> 'concurrency' ~ '^[0-9]{1,4}$'
-                                 THEN greatest((r.details ->> 'concurrency')::integer, 1) ELSE 1 END), 0)::integer
-        FROM inbox.inbox_worker_registry r
-        WHERE r.inbox_name = p_inbox AND r.stopped_at IS NULL
-          AND coalesce(r.details ->> 'assignment', 'all') = 'all'
-          AND r.heartbeat_at > now() - greatest(interval '1 minute',
-              3 * CASE WHEN r.details ->> 'interval_seconds' ~ '^[0-9]{1,6}$'
-                       THEN (r.details ->> 'interval_seconds')::integer ELSE 0 END * interval '1 second'));
-END;
-$$;
-
 -- Pending depth and the age of the oldest pending message (gauges; both served by the claim
 -- index: an index-only count, and the earliest-arrived pending message from oldest_pending_sql).
 CREATE OR REPLACE FUNCTION inbox.pending_gauges(p_inbox text, OUT depth bigint, OUT oldest_age_seconds double precision)
