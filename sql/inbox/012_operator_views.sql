@@ -218,6 +218,23 @@ $$;
 
 -- The number of partitions the inbox's workers use: automatic mode's leases, else the partition
 -- count a live statically partitioned worker announced, else NULL (one queue).
+-- Announced details are read through registry_number: a worker's consumer role writes them, and a
+-- string, a fraction or an absurd number there must neither break nor stall health (a partition
+-- count of a billion would map each bucket over a billion partitions).
+-- A whole number in p_details ->> p_key within p_min..p_max, else NULL (missing, not a number,
+-- fractional or out of range).
+CREATE OR REPLACE FUNCTION inbox.registry_number(p_details jsonb, p_key text, p_min bigint, p_max bigint)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN jsonb_typeof(p_details -> p_key) = 'number' THEN
+               CASE WHEN (p_details -> p_key)::numeric BETWEEN p_min AND p_max
+                         AND (p_details -> p_key)::numeric = trunc((p_details -> p_key)::numeric)
+                    THEN (p_details -> p_key)::numeric::bigint END
+           END
+$$;
+
 CREATE OR REPLACE FUNCTION inbox.partition_count(p_inbox text)
 RETURNS integer
 LANGUAGE sql STABLE
@@ -225,7 +242,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(
         (SELECT max(l.partition_id) + 1 FROM inbox.inbox_partition_leases l WHERE l.inbox_name = p_inbox),
-        (SELECT max((r.details ->> 'partitions')::integer) FROM inbox.inbox_worker_registry r
+        (SELECT max(inbox.registry_number(r.details, 'partitions', 1, 1024))::integer
+         FROM inbox.inbox_worker_registry r
          WHERE r.inbox_name = p_inbox AND r.details ->> 'assignment' = 'static'
            AND r.stopped_at IS NULL AND r.heartbeat_at > now() - interval '5 minutes'))
 $$;
@@ -291,7 +309,7 @@ BEGIN
                                      FROM inbox.inbox_worker_registry r
                                      WHERE r.inbox_name = %5$L AND r.stopped_at IS NULL
                                        AND r.details ->> 'assignment' = 'static'
-                                       AND (r.details ->> 'partition')::integer = p.part)),
+                                       AND inbox.registry_number(r.details, 'partition', 0, 1023) = p.part)),
                l.lease_expires_at
         FROM parts p CROSS JOIN scale sc
         LEFT JOIN counted ct ON ct.part IS NOT DISTINCT FROM p.part
@@ -466,9 +484,9 @@ BEGIN
     SELECT ids.worker_id,
            CASE WHEN r.stopped_at IS NOT NULL THEN 'stopped'
                 WHEN greatest(r.heartbeat_at, w.heartbeat_at) > now() - greatest(interval '1 minute',
-                     3 * coalesce((r.details ->> 'interval_seconds')::numeric, 0) * interval '1 second') THEN 'live'
+                     3 * coalesce(inbox.registry_number(r.details, 'interval_seconds', 0, 604800), 0) * interval '1 second') THEN 'live'
                 ELSE 'silent' END,
-           r.details ->> 'host', (r.details ->> 'pid')::bigint, r.application_name,
+           r.details ->> 'host', inbox.registry_number(r.details, 'pid', 0, 9223372036854775807), r.application_name,
            coalesce(r.details ->> 'assignment', CASE WHEN w.worker_id IS NOT NULL THEN 'automatic' END),
            coalesce(h.parts, '{}'), h.expires,
            greatest(r.heartbeat_at, w.heartbeat_at),

@@ -16,12 +16,22 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Scenario 2: a backlog of pre-inserted messages drained by 1, 2 and 4 workers (each its own
  * {@link InboxWorker} with one processor, as separate processes would be) with a no-op batch
- * handler; plain, with priority, with per-aggregate ordering (1,000 aggregates) and with static
- * partitions (worker i of n).
+ * handler; plain, with priority, with per-aggregate ordering (1,000 aggregates), with static
+ * partitions (worker i of n), and ordered with static partitions.
  */
 final class ConsumeScenario {
 
-  enum Variant { PLAIN, PRIORITY, ORDERED, PARTITIONED }
+  enum Variant {
+    PLAIN, PRIORITY, ORDERED, PARTITIONED, ORDERED_PARTITIONED;
+
+    boolean ordered() {
+      return this == ORDERED || this == ORDERED_PARTITIONED;
+    }
+
+    boolean partitioned() {
+      return this == PARTITIONED || this == ORDERED_PARTITIONED;
+    }
+  }
 
   static void run(Report report, int runs, double scale, List<Variant> variants, int[] batchSizes)
       throws Exception {
@@ -37,7 +47,7 @@ final class ConsumeScenario {
       if (variant == Variant.PRIORITY) {
         manager.enablePriority(inbox, "event_type", java.util.Map.of("order.cancelled", 1, "order.placed", 2));
       }
-      if (variant == Variant.ORDERED) {
+      if (variant.ordered()) {
         manager.enableOrdering(inbox);
       }
       for (int batch : batchSizes) {
@@ -173,7 +183,7 @@ final class ConsumeScenario {
         WorkerOptions options = WorkerOptions.builder(inbox)
             .batchSize(batch)
             .pollInterval(Duration.ofMillis(100))
-            .partitions(variant == Variant.PARTITIONED ? PartitionAssignment.of(w, workers) : PartitionAssignment.all())
+            .partitions(variant.partitioned() ? PartitionAssignment.of(w, workers) : PartitionAssignment.all())
             .retention(false)
             .maxBatchBytes(maxBatchBytes)
             .build();

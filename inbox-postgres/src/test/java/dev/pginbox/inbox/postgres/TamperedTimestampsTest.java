@@ -1,10 +1,12 @@
 package dev.pginbox.inbox.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.pginbox.inbox.HealthStatus;
 import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.TrackingSpec;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -12,7 +14,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Whatever a writer put into received_at or next_attempt_at ('-infinity', 'infinity', a time in the
- * future), health, status and the gauges answer, and a waiting message stays visible.
+ * future), or a worker into its announced details, health, status and the gauges answer, and a
+ * waiting message stays visible.
  */
 class TamperedTimestampsTest extends InboxTestSupport {
 
@@ -79,6 +82,42 @@ class TamperedTimestampsTest extends InboxTestSupport {
 
   private static String quoted(String value) {
     return value.contains("now()") || value.startsWith("'") ? value : "'" + value + "'";
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "\"x\"",
+        "1000000000",
+        "-1",
+        "2.5",
+        "1e400",
+        "null",
+        "[1]",
+      })
+  void health_partition_lag_and_workers_answer_whatever_a_worker_announced(String value) {
+    PostgresInbox inbox = managed();
+    put(inbox, "m1", "a");
+    // As a worker's role may write it (directly or through inbox.worker_announce): the operator
+    // views parse partitions, partition, pid and interval_seconds out of it.
+    sql(
+        "INSERT INTO inbox.inbox_worker_registry (inbox_name, worker_id, details) VALUES (?, 'w',"
+            + " jsonb_build_object('assignment', 'static', 'partitions', ?::jsonb, 'partition', ?::jsonb,"
+            + " 'pid', ?::jsonb, 'interval_seconds', ?::jsonb))",
+        inbox.name(),
+        value,
+        value,
+        value,
+        value);
+    // Bounded: a billion announced partitions used to map every bucket over all of them.
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(60),
+        () -> {
+          everyMonitoringCallAnswers(inbox);
+          strings("SELECT count(*)::text FROM inbox.inbox_partition_lag(?)", inbox.name());
+          assertThat(strings("SELECT worker_id FROM inbox.inbox_workers(?)", inbox.name()))
+              .containsExactly("w");
+        });
   }
 
   @Test

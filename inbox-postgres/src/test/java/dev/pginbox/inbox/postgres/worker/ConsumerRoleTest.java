@@ -136,5 +136,38 @@ class ConsumerRoleTest extends WorkerTestSupport {
             count("SELECT count(*) FROM inbox.inbox_workers WHERE inbox_name = '" + theirs + "'"))
         .isEqualTo(1);
     LoginRoles.refused(() -> perInbox.execute("SELECT * FROM inbox.claim_" + theirs + "(10)"));
+
+    // Nor forge or remove its workers in the registry the operator views read.
+    execute("SELECT inbox.worker_announce('" + theirs + "', 'owner', '{\"assignment\": \"all\"}')");
+    LoginRoles.refused(
+        () ->
+            perInbox.execute(
+                "SELECT inbox.worker_announce('"
+                    + theirs
+                    + "', 'forged', '{\"assignment\": \"static\", \"partitions\": 3}')"));
+    LoginRoles.refused(
+        () ->
+            perInbox.execute(
+                "INSERT INTO inbox.inbox_worker_registry (inbox_name, worker_id) VALUES ('"
+                    + theirs
+                    + "', 'forged')"));
+    perInbox.execute(
+        "UPDATE inbox.inbox_worker_registry SET stopped_at = now() WHERE inbox_name = '"
+            + theirs
+            + "'",
+        "DELETE FROM inbox.inbox_worker_registry WHERE inbox_name = '" + theirs + "'");
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox.inbox_worker_registry WHERE inbox_name = '"
+                    + theirs
+                    + "' AND worker_id = 'owner' AND stopped_at IS NULL"))
+        .isEqualTo(1);
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox.inbox_worker_registry WHERE inbox_name = '"
+                    + theirs
+                    + "'"))
+        .isEqualTo(1);
+    perInbox.execute("SELECT inbox.worker_announce('" + mine + "', 'w', '{}')");
   }
 }
