@@ -71,7 +71,8 @@ final class HandlerCalls {
   /** False when the batch was taken away. */
   private boolean handleEach(List<InboxMessage> messages, InFlightBatch batch, Tally tally)
       throws SQLException {
-    for (InboxMessage m : messages) {
+    for (int i = 0; i < messages.size(); i++) {
+      InboxMessage m = messages.get(i);
       List<String> id = List.of(m.eventId());
       if (!batch.beginPart(id, eagerSavepoints)) {
         return false;
@@ -102,7 +103,7 @@ final class HandlerCalls {
                   error != null
                       ? Failure.of(m.eventId(), error)
                       : Failure.of(m.eventId(), outcome));
-      if (!batch.endPart(succeeded, failure, id)) {
+      if (!batch.endPart(succeeded, failure, id, i == messages.size() - 1)) {
         return false;
       }
       if (succeeded) {
@@ -140,11 +141,11 @@ final class HandlerCalls {
       }
       boolean ended;
       if (error == null) {
-        ended = batch.endPart(true, outcomes(part, result, tally), ids);
+        ended = batch.endPart(true, outcomes(part, result, tally), ids, parts.isEmpty());
       } else if (part.size() == 1) {
-        ended = batch.endPart(false, List.of(Failure.of(ids.get(0), error)), ids);
+        ended = batch.endPart(false, List.of(Failure.of(ids.get(0), error)), ids, parts.isEmpty());
       } else {
-        ended = batch.endPart(false, List.of(), List.of());
+        ended = batch.endPart(false, List.of(), List.of(), false);
         int half = (part.size() + 1) / 2;
         parts.addFirst(part.subList(half, part.size()));
         parts.addFirst(part.subList(0, half));

@@ -84,9 +84,12 @@ final class InFlightBatch {
   /**
    * Ends the current part: keeps its writes or rolls them back, adds its failures and marks {@code
    * done} finished (a part given back for a retry in pieces finishes nothing). False when the batch
-   * was taken away meanwhile.
+   * was taken away meanwhile. The last part's kept savepoint is not released: nothing rolls back to
+   * it any more, and the batch's commit releases it, so the release would only add a round trip to
+   * every batch. Earlier parts release theirs, so savepoints never nest.
    */
-  synchronized boolean endPart(boolean keep, List<Failure> partFailures, List<String> done)
+  synchronized boolean endPart(
+      boolean keep, List<Failure> partFailures, List<String> done, boolean lastPart)
       throws SQLException {
     if (takenAway()) {
       return false;
@@ -95,7 +98,9 @@ final class InFlightBatch {
       if (!keep) {
         connection.connection().rollback(savepoint);
       }
-      connection.connection().releaseSavepoint(savepoint);
+      if (!keep || !lastPart) {
+        connection.connection().releaseSavepoint(savepoint);
+      }
       savepoint = null;
     }
     failures.addAll(partFailures);
