@@ -515,46 +515,11 @@ AS $h$ SELECT $t${{header}}
             $body$
 $t$ $h$;
 
--- The SQL of the ordered claim's window: the first v_window waiting messages in claim order
--- (priority, seq), as (tid, priority, seq, agg, s, first). "first" is false for a message that
--- has an earlier message (by sequence, then seq) of its aggregate in the window itself: it is
--- blocked without a look at the index, since every window message is unprocessed. Only the
--- others (one per aggregate, and every message without an aggregate or a sequence) need the head
--- test, an index probe each: with 1,000 aggregates and batch 1,000 that is ~1,000 probes instead
--- of the window's 2,100. A NULL sequence is never "earlier" (a row comparison with NULL is not
--- true), so such messages keep the probe. The window is grouped by the aggregate's text in the
--- C collation, a byte comparison: sorting 2,100 ids by a linguistic collation cost more than the
--- probes it saved. Equal aggregates have equal text; aggregates equal only by their type's
--- equality (a case-insensitive collation, say) fall into different groups and are each probed.
--- Placeholders: {{table}}, {{max_retries}}, {{aggregate}}, {{sequence}}.
-CREATE OR REPLACE FUNCTION inbox.ordered_claim_window_template()
-RETURNS text
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $h$ SELECT $t$SELECT r.tid, r.priority, r.seq, r.agg, r.s,
-                       (r.agg IS NULL OR r.s IS NULL
-                        OR row_number() OVER (PARTITION BY r.agg::text COLLATE "C" ORDER BY r.s, r.seq) = 1) AS first
-                FROM (SELECT w.ctid AS tid, w.priority, w.seq, w.{{aggregate}} AS agg, w.{{sequence}} AS s
-                      FROM {{table}} w
-                      WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                        AND w.next_attempt_at <= now()
-                        AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
-                        AND (v_floor IS NULL OR w.priority > v_floor)
-                      ORDER BY w.priority, w.seq
-                      LIMIT v_window) r$t$ $h$;
-
 -- claim_<name> with ordering: only the head of each aggregate (its earliest unprocessed message,
 -- dead or backing off included) may be claimed. Two phases keep the cost bounded:
---  1. take a window of the first 2 * p_limit + 100 messages of the claim order (priority, seq);
---     drop those with an earlier message of their aggregate in the window (ordered_claim_window_
---     template); lock the rest in claim order, skipping rows other claims hold, and only then test
---     each locked one for an earlier unprocessed message of its aggregate (an index probe), up to
---     p_limit. With many aggregates the heads come first and this is all it takes. Testing after
---     the lock spends no probe on the heads other workers hold (with two workers and as many
---     aggregates as a batch, the whole window); a locked row that fails the test (its earlier
---     message lies outside the window: dead, backing off, of a later priority) stays locked by
---     this transaction until it ends, which delays it by one batch at most: it could not be
---     claimed before its earlier message is processed anyway;
+--  1. walk the claim order (priority, seq), testing each message for an earlier unprocessed one
+--     of its aggregate, but at most a window of 2 * p_limit + 100 messages: with many aggregates
+--     the heads come first and this is all it takes;
 --  2. only when phase 1 filled less than half the batch, at least p_limit of the window's
 --     messages are blocked (not heads: a hot aggregate with a long queue at the front, or
 --     followers of dead heads) and the window held fewer than p_limit heads (phase 1's and, held by other workers or not, those of other aggregates),
@@ -570,9 +535,8 @@ AS $h$ SELECT $t$SELECT r.tid, r.priority, r.seq, r.agg, r.s,
 -- The byte budget applies to both phases together, as in the plain claim; the running sum costs
 -- little next to the head tests, so the statement is the same with or without a budget.
 -- Placeholders: {{header}}, {{prelude}}, {{table}}, {{max_retries}}, {{aggregate}} (the quoted aggregate
--- column), {{ranked_window}} (ordered_claim_window_template), {{locked_blocked}}
--- (earlier_unprocessed_sql of locked row k), {{window_blocked}} (the same for window row win),
--- {{heads}} (aggregate_heads_sql).
+-- column), {{candidate_blocked}} (earlier_unprocessed_sql of candidate c), {{window_blocked}}
+-- (the same for window row win), {{heads}} (aggregate_heads_sql).
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -591,20 +555,23 @@ AS $h$ SELECT $t${{header}}
                     WHERE m.ctid = ANY (ARRAY(
                         SELECT l.tid FROM (
                             SELECT l.tid, row_number() OVER w AS n, sum(l.bytes) OVER w AS upto
-                            FROM (SELECT k.tid, k.priority, k.seq, k.bytes
-                                  FROM (SELECT c.ctid AS tid, c.{{aggregate}} AS agg, c.{{sequence}} AS s,
-                                               win.priority, win.seq,
-                                               CASE WHEN p_max_bytes IS NULL THEN 0
-                                                    ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
-                                        FROM ({{ranked_window}}) win
-                                        JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
-                                        WHERE win.first AND num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
-                                          AND c.next_attempt_at <= now()
-                                        ORDER BY win.priority, win.seq
-                                        OFFSET 0  -- a fence: the head test stays above the lock
-                                        FOR UPDATE OF c SKIP LOCKED) k
-                                  WHERE k.agg IS NULL OR NOT {{locked_blocked}}
-                                  LIMIT p_limit) l
+                            FROM (SELECT c.ctid AS tid, win.priority, win.seq,
+                                         CASE WHEN p_max_bytes IS NULL THEN 0
+                                              ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
+                                  FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w
+                                        WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
+                                          AND w.next_attempt_at <= now()
+                                          AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                                          AND (v_floor IS NULL OR w.priority > v_floor)
+                                        ORDER BY w.priority, w.seq
+                                        LIMIT v_window) win
+                                  JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
+                                  WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
+                                    AND c.next_attempt_at <= now()
+                                    AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
+                                  ORDER BY win.priority, win.seq
+                                  LIMIT p_limit
+                                  FOR UPDATE OF c SKIP LOCKED) l
                             WINDOW w AS (ORDER BY l.priority, l.seq ROWS UNBOUNDED PRECEDING)) l
                         WHERE p_max_bytes IS NULL OR l.n = 1 OR l.upto <= p_max_bytes))
                       AND num_nulls(m.processed_at) = 1
@@ -633,11 +600,14 @@ AS $h$ SELECT $t${{header}}
                            count(*) FILTER (WHERE NOT b.blocked AND (b.agg IS NULL OR NOT b.agg = ANY (ARRAY(
                                SELECT f.{{aggregate}} FROM unnest(v_first) f WHERE f.{{aggregate}} IS NOT NULL))))
                       INTO v_walked, v_heads
-                    FROM (SELECT win.agg,
-                                 CASE WHEN win.agg IS NULL THEN false
-                                      WHEN NOT win.first THEN true  -- an earlier one of its aggregate is in the window
-                                      ELSE {{window_blocked}} END AS blocked
-                          FROM ({{ranked_window}}) win) b;
+                    FROM (SELECT win.agg, (win.agg IS NOT NULL AND {{window_blocked}}) AS blocked
+                          FROM (SELECT w.{{aggregate}} AS agg, w.{{sequence}} AS s, w.seq FROM {{table}} w
+                                WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
+                                  AND w.next_attempt_at <= now()
+                                  AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                                  AND (v_floor IS NULL OR w.priority > v_floor)
+                                ORDER BY w.priority, w.seq
+                                LIMIT v_window) win) b;
                     IF v_walked >= greatest(p_limit, 1) AND v_heads + cardinality(v_first) < p_limit THEN
                         -- The heads arrive in aggregate order and must be sorted into claim
                         -- order: without a sort the planner would walk the whole claim index
@@ -730,12 +700,10 @@ BEGIN
     EXECUTE inbox.sql_template(inbox.ordered_claim_template(), v_values || jsonb_build_object(
         'aggregate', format('%I', o.aggregate_column),
         'sequence', format('%I', o.sequence_column),
+        'candidate_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
+            format('c.%I', o.aggregate_column), format('c.%I', o.sequence_column), 'c.seq'),
         'window_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
             'win.agg', 'win.s', 'win.seq'),
-        'locked_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
-            'k.agg', 'k.s', 'k.seq'),
-        'ranked_window', inbox.sql_template(inbox.ordered_claim_window_template(), v_values || jsonb_build_object(
-            'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column))),
         'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column)));
 END;
 $$;

@@ -131,20 +131,13 @@ BEGIN
         RETURN v_count;
     END IF;
 
-    -- As in claim_<name> (ordered_claim_window_template): a message with an earlier one of its
-    -- aggregate in the window is blocked without a probe; the others are probed.
-    EXECUTE format($q$SELECT (count(*) FILTER (WHERE CASE WHEN w.agg IS NULL THEN true
-                                                      WHEN NOT w.first THEN false
-                                                      ELSE NOT %3$s END))::integer,
+    EXECUTE format($q$SELECT (count(*) FILTER (WHERE m.%1$I IS NULL OR NOT %3$s))::integer,
                 count(*)::integer
-            FROM (SELECT r.agg, r.s, r.seq,
-                         (r.agg IS NULL OR r.s IS NULL
-                          OR row_number() OVER (PARTITION BY r.agg::text COLLATE "C" ORDER BY r.s, r.seq) = 1) AS first
-                  FROM (SELECT m.%1$I AS agg, m.%5$I AS s, m.seq FROM %2$s m WHERE %4$s
-                        ORDER BY m.priority, m.seq LIMIT $3) r) w$q$,
+            FROM (SELECT m.* FROM %2$s m WHERE %4$s ORDER BY m.priority, m.seq LIMIT $3) m$q$,
         o.aggregate_column, v_table,
-        inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column, 'w.agg', 'w.s', 'w.seq'),
-        v_waiting, o.sequence_column)
+        inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
+            format('m.%I', o.aggregate_column), format('m.%I', o.sequence_column), 'm.seq'),
+        v_waiting)
         INTO v_heads, v_walked
         USING p_limit, inbox.inbox_bucket_mask(p_buckets), v_window;
     IF p_limit IS NULL OR v_heads >= p_limit OR v_walked < v_window THEN

@@ -15,13 +15,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The ordered claim's window drops messages that have an earlier message of their aggregate in the
- * window, locks the rest and only then tests them for an earlier unprocessed message anywhere
- * (claim_&lt;name&gt; in 003_create_inbox.sql). These tests try to make it hand out a message that
- * is not its aggregate's head: sequences out of arrival order, dead and backing-off heads, a later
- * priority before an earlier sequence, two claims side by side with random limits, commits and
- * rollbacks; after every claim each message handed out is checked against the definition of a head
- * in the state committed before it.
+ * The ordered claim hands out only aggregate heads, whatever its window holds (claim_&lt;name&gt;
+ * in 003_create_inbox.sql; also count_waiting's count). These tests try to make it hand out a
+ * message that is not its aggregate's head: sequences out of arrival order, dead and backing-off
+ * heads, a later priority before an earlier sequence, two claims side by side with random limits,
+ * commits and rollbacks; after every claim each message handed out is checked against the
+ * definition of a head in the state committed before it.
  */
 class OrderedClaimWindowTest extends InboxTestSupport {
 
