@@ -112,13 +112,14 @@ final class ConsumeProfileScenario {
     }
     long end = System.nanoTime();
     long clientAfter = processCpuNanos();
-    long serverAfter = serverCpuNanos(postmaster);
     if (db.count("SELECT count(*) FROM inbox.profile WHERE processed_at IS NULL") > 0) {
       throw new IllegalStateException("messages left unprocessed after the drain");
     }
     long walAfter = db.count("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint");
-    // The statistics of the worker's backends arrive when they exit, just after stop().
+    // The worker's backends exit just after stop(): their CPU reaches the postmaster's cutime once
+    // it has reaped them, and their statistics arrive as they exit.
     Thread.sleep(1_000);
+    long serverAfter = serverCpuNanos(postmaster);
     long txAfter = transactions(db);
     return new Sample((end - begin) / 1e9, clientAfter - clientBefore,
         serverAfter < 0 ? 0 : serverAfter - serverBefore, walAfter - walBefore, txAfter - txBefore);
