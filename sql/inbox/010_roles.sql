@@ -175,7 +175,8 @@ $$;
 -- explicitly is the owner's right, not a producer's (a producer choosing seq could jump the
 -- queue), so the function runs as its owner (SECURITY DEFINER) and takes no seq: EXECUTE on it is
 -- what the producers of the inbox are granted. It inserts nothing but the six message columns,
--- like a producer's own INSERT. Returns the number inserted.
+-- like a producer's own INSERT. Returns the number inserted. The arrays must be equally long (a
+-- NULL array stands for all NULL); otherwise invalid_parameter_value (22023), nothing inserted.
 -- Duplicates are ignored, but a batch is first tried as a plain INSERT, in a subtransaction: ON
 -- CONFLICT DO NOTHING probes the primary key before every row, inserts it speculatively and
 -- confirms it with a WAL record of its own, about 15% of the server's work per row and 48 WAL
@@ -215,14 +216,24 @@ BEGIN
         SET search_path = pg_catalog, pg_temp
         AS $body$
         DECLARE
+            v_n integer := cardinality(p_event_ids);
             v_seqs bigint[];
             v_count integer;
         BEGIN
+            -- unnest pads shorter arrays with NULLs: a payload lost silently. NULL stands for
+            -- all NULL.
+            IF (p_event_types IS NOT NULL AND cardinality(p_event_types) IS DISTINCT FROM v_n)
+               OR (p_sources IS NOT NULL AND cardinality(p_sources) IS DISTINCT FROM v_n)
+               OR (p_aggregate_ids IS NOT NULL AND cardinality(p_aggregate_ids) IS DISTINCT FROM v_n)
+               OR (p_payloads IS NOT NULL AND cardinality(p_payloads) IS DISTINCT FROM v_n)
+               OR (p_trace_ids IS NOT NULL AND cardinality(p_trace_ids) IS DISTINCT FROM v_n) THEN
+                RAISE EXCEPTION 'a batch needs one element per event id in every array: %% event ids, %% types, %% sources, %% aggregate ids, %% payloads, %% trace ids',
+                    coalesce(v_n, 0), cardinality(p_event_types), cardinality(p_sources),
+                    cardinality(p_aggregate_ids), cardinality(p_payloads), cardinality(p_trace_ids)
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
             SELECT array_agg(s.seq ORDER BY s.seq) INTO v_seqs
-            FROM (SELECT nextval(%3$L::regclass) AS seq
-                  FROM generate_series(1, greatest(cardinality(p_event_ids), cardinality(p_event_types),
-                      cardinality(p_sources), cardinality(p_aggregate_ids), cardinality(p_payloads),
-                      cardinality(p_trace_ids)))) s;
+            FROM (SELECT nextval(%3$L::regclass) AS seq FROM generate_series(1, v_n)) s;
             BEGIN
                 %2$s;
                 GET DIAGNOSTICS v_count = ROW_COUNT;

@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
 
 class SendAndViewsTest extends InboxTestSupport {
 
@@ -63,6 +64,30 @@ class SendAndViewsTest extends InboxTestSupport {
         .containsExactly("1");
     assertThat(inbox.sendAll(batch)).isZero();
     assertThat(count("SELECT count(*) FROM inbox.stored_dup")).isEqualTo(4);
+  }
+
+  @Test
+  void a_send_function_call_with_arrays_of_unequal_length_is_refused_and_inserts_nothing() {
+    manager.createInbox("ragged");
+    // A payload array one short used to be padded with NULL: the last message lost its payload.
+    for (String call :
+        List.of(
+            "SELECT inbox.send_ragged('{r1,r2}', '{t,t}', '{s,s}', '{a,a}', "
+                + "ARRAY['{\"v\": 1}']::jsonb[], '{x,y}')",
+            "SELECT inbox.send_ragged('{r1,r2}', '{t}', NULL, NULL, NULL, NULL)",
+            "SELECT inbox.send_ragged('{r1}', NULL, NULL, NULL, NULL, '{x,y}')",
+            "SELECT inbox.send_ragged(NULL, '{t}', NULL, NULL, NULL, NULL)")) {
+      assertThatThrownBy(() -> sql(call))
+          .hasRootCauseInstanceOf(PSQLException.class)
+          .rootCause()
+          .satisfies(e -> assertThat(((PSQLException) e).getSQLState()).isEqualTo("22023"))
+          .hasMessageContaining("one element per event id");
+    }
+    assertThat(count("SELECT count(*) FROM inbox.ragged")).isZero();
+    // NULL stands for an array of NULLs.
+    assertThat(count("SELECT inbox.send_ragged('{r1,r2}', NULL, NULL, NULL, NULL, NULL)"))
+        .isEqualTo(2);
+    assertThat(count("SELECT inbox.send_ragged(NULL, NULL, NULL, NULL, NULL, NULL)")).isZero();
   }
 
   @Test

@@ -19,8 +19,13 @@ record BatchOutcome(Kind kind, int claimed, Throwable cause) {
     HEAD_RELEASED,
     /** Committed: messages processed, failed attempts recorded, in one transaction. */
     COMMITTED,
-    /** The transaction rolled back (its commit failed); the failed attempts were recorded after. */
+    /** The commit of one message failed; its failed attempt was recorded after the rollback. */
     ROLLED_BACK,
+    /**
+     * The commit of several messages failed: rolled back, nobody charged yet. Never leaves {@link
+     * BatchRunner#run}, which tries smaller claims until one commits or a single message fails.
+     */
+    COMMIT_FAILED,
     /** The connection failed: the server gave the messages back untouched, nobody is charged. */
     CONNECTION_LOST,
     /**
@@ -58,6 +63,10 @@ record BatchOutcome(Kind kind, int claimed, Throwable cause) {
 
   static BatchOutcome rolledBack(int claimed, Throwable reason) {
     return new BatchOutcome(Kind.ROLLED_BACK, claimed, reason);
+  }
+
+  static BatchOutcome commitFailed(int claimed, Throwable reason) {
+    return new BatchOutcome(Kind.COMMIT_FAILED, claimed, reason);
   }
 
   static BatchOutcome connectionLost(int claimed, Throwable cause) {

@@ -11,7 +11,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,6 +86,25 @@ final class BatchRunner {
    * (TIMEOUT).
    */
   BatchOutcome run(DispatchReason reason, int minimum, int limit, Tracker tracker) {
+    BatchOutcome outcome = attempt(reason, minimum, limit, tracker);
+    if (outcome.kind() == BatchOutcome.Kind.COMMIT_FAILED) {
+      LOG.warn(
+          "inbox {}: committing a batch of {} failed; claiming smaller batches, down to one"
+              + " message, to find the message that breaks the commit",
+          ctx.inbox(),
+          outcome.claimed(),
+          outcome.cause());
+    }
+    // Nobody is charged for a commit that failed for several messages: the claim order hands the
+    // first half out again, alone, until a claim commits or one message fails alone (charged in
+    // failed()). At most log2(limit) more transactions.
+    while (outcome.kind() == BatchOutcome.Kind.COMMIT_FAILED) {
+      outcome = attempt(reason, 1, outcome.claimed() / 2, tracker);
+    }
+    return outcome;
+  }
+
+  private BatchOutcome attempt(DispatchReason reason, int minimum, int limit, Tracker tracker) {
     Attempt attempt = new Attempt();
     try {
       BatchOutcome outcome =
@@ -221,20 +239,21 @@ final class BatchRunner {
       return BatchOutcome.connectionLost(claimed, e);
     }
     // Not the connection: the handler's writes broke the commit (a deferred constraint, a
-    // serialization failure). Counting an attempt keeps such a batch from looping forever.
-    LOG.warn(
-        "inbox {}: committing a batch of {} failed; recording a failed attempt for each",
-        ctx.inbox(),
-        claimed,
-        e);
-    List<Failure> failures = new ArrayList<>(claimed);
-    for (InboxMessage m : attempt.messages) {
-      failures.add(Failure.of(m.eventId(), e));
+    // serialization failure). Which message's writes did is unknown until one fails alone (see
+    // run); that one is charged, which keeps it from looping forever.
+    if (claimed > 1) {
+      return BatchOutcome.commitFailed(claimed, e);
     }
+    InboxMessage culprit = attempt.messages.get(0);
+    LOG.warn(
+        "inbox {}: committing message {} alone failed; recording a failed attempt",
+        ctx.inbox(),
+        culprit.eventId(),
+        e);
     try {
       boundary.inTransaction(
           (connection, rollbackOnly) -> {
-            recorder.record(statementsOn(connection), failures);
+            recorder.record(statementsOn(connection), List.of(Failure.of(culprit.eventId(), e)));
             return null;
           });
     } catch (SQLException | RuntimeException recordFailed) {
