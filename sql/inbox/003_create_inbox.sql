@@ -451,8 +451,8 @@ AS $h$ SELECT $t$IF p_limit IS NULL OR p_limit < 1 THEN
 -- partial indexes of pending rows for the UPDATE, and with statistics taken while nothing was
 -- pending it scanned one (filtering on ctid) instead of the TID scan, reading the whole backlog per
 -- claim (docs/performance.md, "Claim").
--- A claim within a byte budget takes its running sum over the rows it locked, in claim order, and
--- claims the prefix that fits. A locked row past the budget stays locked by this transaction until
+-- A claim within a byte budget sums the payload sizes of the rows it locked and, only when the sum
+-- passes the budget, claims the prefix that fits, in claim order. A locked row past the budget stays locked by this transaction until
 -- it ends, so other claims skip it meanwhile: a delay of one batch, never a loss, and only in
 -- batches the budget cut short. Locking row by row instead (a cursor) would cost every claim.
 -- Placeholders: {{header}} (generated_claim_header), {{prelude}}, {{table}},
@@ -462,6 +462,8 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t${{header}}
+                v_tids tid[];     -- the rows a claim within a byte budget locked
+                v_bytes bigint;   -- and their payloads' size
             BEGIN
                 {{prelude}}
                 IF p_max_bytes IS NULL THEN
@@ -483,26 +485,36 @@ AS $h$ SELECT $t${{header}}
                     )
                     SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
                 ELSE
-                -- The same claim within the byte budget (see generated_claim_header).
+                -- The same claim within the byte budget: lock the batch and sum its payloads' sizes
+                -- in one pass; only a batch whose sum passes the budget is cut to the prefix that
+                -- fits, in claim order (a running sum over the locked rows). Summing every claim
+                -- through a window instead cost 5 % of a claim of 100 and 13 % of a claim of 1,000.
+                SELECT array_agg(l.tid), sum(l.bytes) INTO v_tids, v_bytes
+                FROM (SELECT c.ctid AS tid, coalesce(pg_column_size(c.payload), 0) AS bytes
+                      FROM {{table}} c
+                      WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
+                        AND c.next_attempt_at <= now()
+                        AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
+                        AND (v_floor IS NULL OR c.priority > v_floor)
+                      ORDER BY c.priority, c.seq
+                      LIMIT p_limit
+                      FOR UPDATE OF c SKIP LOCKED) l;
+                IF v_bytes > p_max_bytes AND cardinality(v_tids) > 1 THEN
+                    -- Sorting the few locked rows, not walking the claim index in order while
+                    -- filtering on ctid (the function's SET clause keeps this inside it).
+                    PERFORM set_config('enable_sort', 'on', true);
+                    SELECT array_agg(w.tid) INTO v_tids
+                    FROM (SELECT c.ctid AS tid, row_number() OVER o AS n,
+                                 sum(coalesce(pg_column_size(c.payload), 0)) OVER o AS upto
+                          FROM {{table}} c
+                          WHERE c.ctid = ANY (v_tids)
+                          WINDOW o AS (ORDER BY c.priority, c.seq ROWS UNBOUNDED PRECEDING)) w
+                    WHERE w.n = 1 OR w.upto <= p_max_bytes;
+                END IF;
                 RETURN QUERY
                 WITH claimed AS (
                     UPDATE {{table}} m SET processed_at = now()
-                    WHERE m.ctid = ANY (ARRAY(
-                        SELECT l.tid FROM (
-                            SELECT l.tid, row_number() OVER w AS n, sum(l.bytes) OVER w AS upto
-                            FROM (SELECT c.ctid AS tid, c.priority, c.seq,
-                                         coalesce(pg_column_size(c.payload), 0) AS bytes
-                                  FROM {{table}} c
-                                  WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
-                                    AND c.next_attempt_at <= now()
-                                    AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
-                                    AND (v_floor IS NULL OR c.priority > v_floor)
-                                  ORDER BY c.priority, c.seq
-                                  LIMIT p_limit
-                                  FOR UPDATE OF c SKIP LOCKED) l
-                            WINDOW w AS (ORDER BY l.priority, l.seq ROWS UNBOUNDED PRECEDING)) l
-                        WHERE l.n = 1 OR l.upto <= p_max_bytes))
-                      AND num_nulls(m.processed_at) = 1
+                    WHERE m.ctid = ANY (v_tids) AND num_nulls(m.processed_at) = 1
                     RETURNING m.*
                 )
                 SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
