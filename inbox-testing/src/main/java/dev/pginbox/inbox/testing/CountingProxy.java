@@ -1,4 +1,4 @@
-package dev.mailroom.testkit;
+package dev.pginbox.inbox.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP proxy on 127.0.0.1 in front of a local server: counts the connections clients open and have
- * open, and can drop every open connection at once, as a server restart or a NAT timeout would,
- * without the server noticing first.
+ * open, and can drop every open connection at once, as a server restart would, or silence them, as
+ * a NAT or firewall that forgot them does: both ends stay open and nothing more arrives (a
+ * half-open connection). Connections opened later pass as usual.
  */
 public final class CountingProxy implements AutoCloseable {
 
@@ -22,7 +23,19 @@ public final class CountingProxy implements AutoCloseable {
   private final int targetPort;
   private final AtomicInteger accepted = new AtomicInteger();
   private final AtomicInteger open = new AtomicInteger();
-  private final List<Socket> sockets = new ArrayList<>();
+  private final List<Link> links = new ArrayList<>();
+
+  /** One proxied connection; once silent, whatever either side sends is swallowed. */
+  private static final class Link {
+    final Socket client;
+    final Socket server;
+    volatile boolean silent;
+
+    Link(Socket client, Socket server) {
+      this.client = client;
+      this.server = server;
+    }
+  }
 
   public CountingProxy(int targetPort) {
     this.targetPort = targetPort;
@@ -50,12 +63,25 @@ public final class CountingProxy implements AutoCloseable {
 
   /** Closes both sides of every open connection. */
   public void dropAll() {
-    List<Socket> all;
-    synchronized (sockets) {
-      all = new ArrayList<>(sockets);
-      sockets.clear();
+    List<Link> all;
+    synchronized (links) {
+      all = new ArrayList<>(links);
+      links.clear();
     }
-    all.forEach(CountingProxy::quietlyClose);
+    for (Link link : all) {
+      quietlyClose(link.client);
+      quietlyClose(link.server);
+    }
+  }
+
+  /**
+   * Every open connection goes silent without being closed: both sides' writes succeed and are
+   * never delivered, so each side waits for an answer that never comes.
+   */
+  public void silenceAll() {
+    synchronized (links) {
+      links.forEach(link -> link.silent = true);
+    }
   }
 
   private void acceptLoop() {
@@ -65,23 +91,26 @@ public final class CountingProxy implements AutoCloseable {
         Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
         accepted.incrementAndGet();
         open.incrementAndGet();
-        synchronized (sockets) {
-          sockets.add(client);
-          sockets.add(server);
+        Link link = new Link(client, server);
+        synchronized (links) {
+          links.add(link);
         }
-        daemon("proxy-up", () -> pump(client, server, true));
-        daemon("proxy-down", () -> pump(server, client, false));
+        daemon("proxy-up", () -> pump(link, client, server, true));
+        daemon("proxy-down", () -> pump(link, server, client, false));
       } catch (IOException e) {
         // Closed: the test is over.
       }
     }
   }
 
-  private void pump(Socket from, Socket to, boolean clientSide) {
+  private void pump(Link link, Socket from, Socket to, boolean clientSide) {
     byte[] buffer = new byte[8192];
     try (InputStream in = from.getInputStream()) {
       OutputStream out = to.getOutputStream();
       for (int n; (n = in.read(buffer)) >= 0; ) {
+        if (link.silent) {
+          continue;
+        }
         out.write(buffer, 0, n);
         out.flush();
       }

@@ -77,6 +77,8 @@ final class Coordinator implements Runnable {
         "coordinator",
         primary,
         (wc, connected) -> {
+          // Counts are short: one that waits longer has a half-open connection to replace.
+          wc.answersWithin(WorkerConnection.SHORT_ANSWER);
           connected.run();
           loop(wc);
         });

@@ -2,6 +2,7 @@ package dev.pginbox.inbox.postgres.internal.worker;
 
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 import java.sql.SQLException;
+import java.time.Duration;
 import org.jdbi.v3.core.Jdbi;
 
 /**
@@ -13,20 +14,30 @@ final class DedicatedConnection implements BatchTransactionBoundary, AutoCloseab
 
   private final Jdbi jdbi;
   private final String inbox;
+  private final Duration answerBound;
   private WorkerConnection wc;
 
-  /** {@code connection}: an open one to start with (null: opened for the first transaction). */
-  DedicatedConnection(Jdbi jdbi, String inbox, WorkerConnection connection) {
+  /**
+   * {@code connection}: an open one to start with (null: opened for the first transaction), whose
+   * answers are bounded like those of the ones opened here ({@link ServerBound#answer}).
+   */
+  DedicatedConnection(
+      Jdbi jdbi, String inbox, Duration processingTimeout, WorkerConnection connection) {
     this.jdbi = jdbi;
     this.inbox = inbox;
+    this.answerBound = ServerBound.answer(processingTimeout);
     this.wc = connection;
+  }
+
+  private WorkerConnection open() throws SQLException {
+    return WorkerConnection.open(jdbi, inbox, true, "processor").answersWithin(answerBound);
   }
 
   @Override
   public <T> T inTransaction(Work<T> work) throws SQLException {
     if (wc == null || wc.isClosed()) {
       close();
-      wc = WorkerConnection.open(jdbi, inbox, true, "processor");
+      wc = open();
     }
     WorkerConnection current = wc;
     boolean[] rollbackOnly = {false};
@@ -83,7 +94,7 @@ final class DedicatedConnection implements BatchTransactionBoundary, AutoCloseab
   /** Opens the connection now unless it is open: the next batch finds it ready. */
   void reopen() throws SQLException {
     if (wc == null) {
-      wc = WorkerConnection.open(jdbi, inbox, true, "processor");
+      wc = open();
     }
   }
 

@@ -34,7 +34,9 @@ final class LeaseKeeper {
   void heartbeat() {
     try {
       if (wc == null) {
-        wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "leases");
+        wc =
+            WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "leases")
+                .answersWithin(WorkerConnection.SHORT_ANSWER);
       }
       PreparedStatement ps = wc.statement("heartbeat");
       ps.setString(1, ctx.inbox());
@@ -86,7 +88,9 @@ final class LeaseKeeper {
   void leave() {
     try {
       if (wc == null) {
-        wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "leases");
+        wc =
+            WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "leases")
+                .answersWithin(WorkerConnection.SHORT_ANSWER);
       }
       PreparedStatement ps = wc.statement("leave");
       ps.setString(1, ctx.inbox());

@@ -136,7 +136,10 @@ public final class PostgresWorker implements InboxWorker {
     }
     Suspects suspects = new Suspects();
     DedicatedConnection own =
-        ctx.boundary() == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox(), null) : null;
+        ctx.boundary() == null
+            ? new DedicatedConnection(
+                ctx.jdbi(), ctx.inbox(), ctx.options().processingTimeout(), null)
+            : null;
     try {
       BatchRunner runner =
           new BatchRunner(

@@ -63,7 +63,10 @@ final class Processor implements Runnable {
     this.timedOutOrder = timedOutOrder;
     BatchTransactionBoundary boundary = ctx.boundary();
     this.ownConnection =
-        boundary == null ? new DedicatedConnection(ctx.jdbi(), ctx.inbox(), connection) : null;
+        boundary == null
+            ? new DedicatedConnection(
+                ctx.jdbi(), ctx.inbox(), ctx.options().processingTimeout(), connection)
+            : null;
     this.runner =
         new BatchRunner(
             ctx,

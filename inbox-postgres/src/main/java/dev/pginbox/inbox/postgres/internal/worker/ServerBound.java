@@ -28,6 +28,15 @@ final class ServerBound {
   }
 
   /**
+   * How long a processor's own connection waits for any answer (its socket's read timeout): past
+   * the server's bound, by the time a short statement may take. Only a half-open connection, whose
+   * answers are lost, gets there.
+   */
+  static Duration answer(Duration processingTimeout) {
+    return of(processingTimeout).plus(WorkerConnection.SHORT_ANSWER);
+  }
+
+  /**
    * The bound as a PostgreSQL setting value in milliseconds (the settings hold an int; capped
    * there).
    */

@@ -33,7 +33,10 @@ final class StartupCheck {
     WorkerConnection wc = null;
     boolean handedOver = false;
     try {
-      wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "processor");
+      // The first processor's connection: bounded as DedicatedConnection bounds its own.
+      wc =
+          WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "processor")
+              .answersWithin(ServerBound.answer(ctx.options().processingTimeout()));
       PreparedStatement ps = wc.statement("inbox_config");
       ps.setString(1, ctx.inbox());
       boolean exists;

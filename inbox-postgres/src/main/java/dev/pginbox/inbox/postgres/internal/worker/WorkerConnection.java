@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.jdbi.v3.core.ConnectionException;
@@ -29,10 +30,13 @@ final class WorkerConnection implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerConnection.class);
 
   /**
-   * How long an idle check waits for its answer: a half-open TCP connection (a peer gone without a
-   * FIN) would otherwise block it for the kernel's retransmission time, a quarter of an hour.
+   * How long an idle check, a count or a lease heartbeat waits for its answer: a half-open TCP
+   * connection (a peer or a NAT gone without a FIN) would otherwise block it for the kernel's
+   * retransmission time, a quarter of an hour.
    */
-  private static final int PING_TIMEOUT_MILLIS = 10_000;
+  static final Duration SHORT_ANSWER = Duration.ofSeconds(10);
+
+  private static final int PING_TIMEOUT_MILLIS = (int) SHORT_ANSWER.toMillis();
 
   private final Connection connection;
   private final boolean owned;
@@ -78,6 +82,17 @@ final class WorkerConnection implements AutoCloseable {
       closeQuietly(handle);
       throw e;
     }
+  }
+
+  /**
+   * Gives up on any answer that takes longer than {@code bound} (the socket's read timeout), so
+   * that a statement on a half-open connection fails as a lost connection instead of waiting a
+   * quarter of an hour. For the worker's own connections only.
+   */
+  WorkerConnection answersWithin(Duration bound) throws SQLException {
+    connection.setNetworkTimeout(
+        Runnable::run, (int) Math.min(Integer.MAX_VALUE, Math.max(1, bound.toMillis())));
+    return this;
   }
 
   /** A boundary's connection, for one transaction: closing this leaves it open. */
