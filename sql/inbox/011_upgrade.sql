@@ -11,6 +11,9 @@ SET LOCAL search_path = pg_catalog, pg_temp;
 -- Generator helpers whose signature changed (they now take the inbox's catalog row).
 DROP FUNCTION IF EXISTS inbox.replace_view(text, text);
 DROP FUNCTION IF EXISTS inbox.create_index_if_missing(text, text, jsonb);
+-- A template that was on main for a day (the ranked ordered claim, measured and reverted) and
+-- never released: nothing calls it.
+DROP FUNCTION IF EXISTS inbox.ordered_claim_window_template();
 
 DO $$
 BEGIN

@@ -55,9 +55,7 @@ class DemoBrowserTest {
           .contains("Your account is active");
       assertThat(
               db.count(
-                  "SELECT count(*) FROM accounts WHERE email = '"
-                      + email
-                      + "' AND status = 'active'"))
+                  "SELECT count(*) FROM accounts WHERE email = ? AND status = 'active'", email))
           .isEqualTo(1);
       screenshot(browser, "demo-activated.png");
 

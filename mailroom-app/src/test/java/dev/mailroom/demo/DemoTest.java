@@ -56,9 +56,7 @@ class DemoTest {
                   + "</td><td>Activate[^<]*</td><td><a[^>]*>activate</a></td><td class=\"status\">active<");
       assertThat(
               db.count(
-                  "SELECT count(*) FROM accounts WHERE email = '"
-                      + email
-                      + "' AND status = 'active'"))
+                  "SELECT count(*) FROM accounts WHERE email = ? AND status = 'active'", email))
           .isEqualTo(1);
     }
   }

@@ -76,12 +76,17 @@ public final class MailroomDb {
     return ids;
   }
 
-  public long count(String sql) throws SQLException {
+  /** The single number {@code sql} selects, its {@code ?} bound to {@code args} in order. */
+  public long count(String sql, Object... args) throws SQLException {
     try (Connection c = db.connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getLong(1);
+        PreparedStatement s = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        s.setObject(i + 1, args[i]);
+      }
+      try (ResultSet rs = s.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
     }
   }
 

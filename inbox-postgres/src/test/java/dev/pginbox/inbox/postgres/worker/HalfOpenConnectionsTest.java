@@ -8,12 +8,8 @@ import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import dev.pginbox.inbox.testing.CountingProxy;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Every connection of a listening worker goes half-open at once (a NAT or firewall forgot them:
@@ -23,25 +19,6 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 class HalfOpenConnectionsTest extends WorkerTestSupport {
 
-  private static final Pattern HOST_PORT = Pattern.compile("^jdbc:postgresql://[^/:]+:(\\d+)/");
-
-  private static Matcher serverPort() {
-    Matcher m = HOST_PORT.matcher(DB.jdbcUrl());
-    assertThat(m.find()).as("a host:port JDBC URL: %s", DB.jdbcUrl()).isTrue();
-    return m;
-  }
-
-  /** The test database through the proxy. */
-  private static DataSource through(CountingProxy proxy) {
-    Matcher m = serverPort();
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(
-        DB.jdbcUrl().substring(0, m.start(1)) + proxy.port() + DB.jdbcUrl().substring(m.end(1)));
-    ds.setUser(DB.user());
-    ds.setPassword(DB.password());
-    return ds;
-  }
-
   private static long handled(String inbox) {
     return count("SELECT count(*) FROM " + inbox + "_handled");
   }
@@ -49,11 +26,11 @@ class HalfOpenConnectionsTest extends WorkerTestSupport {
   @Test
   void a_worker_whose_connections_all_went_silent_reconnects_and_listens_again() throws Exception {
     String inbox = newInbox("halfopen");
-    try (CountingProxy proxy = new CountingProxy(Integer.parseInt(serverPort().group(1)))) {
+    try (CountingProxy proxy = new CountingProxy(DB.port())) {
       InboxWorker worker =
           track(
               PostgresInboxWorker.builder(
-                      through(proxy),
+                      DB.withPort(proxy.port()).dataSource(),
                       options(inbox, true)
                           // A poll far beyond the test's patience: only a notification (or the
                           // look after a reconnect) can bring a message in time.

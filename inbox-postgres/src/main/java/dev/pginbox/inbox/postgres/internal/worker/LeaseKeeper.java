@@ -33,12 +33,7 @@ final class LeaseKeeper {
 
   void heartbeat() {
     try {
-      if (wc == null) {
-        wc =
-            WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "leases")
-                .answersWithin(WorkerConnection.SHORT_ANSWER);
-      }
-      PreparedStatement ps = wc.statement("heartbeat");
+      PreparedStatement ps = connection().statement("heartbeat");
       ps.setString(1, ctx.inbox());
       ps.setString(2, ctx.workerId());
       ps.setInt(3, assignment.partitions());
@@ -87,12 +82,7 @@ final class LeaseKeeper {
   /** Gives the leases back at an orderly stop, so the other workers need not wait for expiry. */
   void leave() {
     try {
-      if (wc == null) {
-        wc =
-            WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "leases")
-                .answersWithin(WorkerConnection.SHORT_ANSWER);
-      }
-      PreparedStatement ps = wc.statement("leave");
+      PreparedStatement ps = connection().statement("leave");
       ps.setString(1, ctx.inbox());
       ps.setString(2, ctx.workerId());
       ps.execute();
@@ -107,6 +97,16 @@ final class LeaseKeeper {
     } finally {
       closeConnection();
     }
+  }
+
+  /** The leases' own connection, opened when missing; its answers bounded (a half-open one). */
+  private WorkerConnection connection() throws SQLException {
+    if (wc == null) {
+      wc =
+          WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "leases")
+              .answersWithin(WorkerConnection.SHORT_ANSWER);
+    }
+    return wc;
   }
 
   void closeConnection() {

@@ -90,8 +90,13 @@ final class WorkerConnection implements AutoCloseable {
    * quarter of an hour. For the worker's own connections only.
    */
   WorkerConnection answersWithin(Duration bound) throws SQLException {
-    connection.setNetworkTimeout(
-        Runnable::run, (int) Math.min(Integer.MAX_VALUE, Math.max(1, bound.toMillis())));
+    try {
+      connection.setNetworkTimeout(
+          Runnable::run, (int) Math.min(Integer.MAX_VALUE, Math.max(1, bound.toMillis())));
+    } catch (SQLException | RuntimeException e) {
+      close();
+      throw e;
+    }
     return this;
   }
 
