@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -54,8 +55,36 @@ class ClaimPlanTest extends InboxTestSupport {
     }
   }
 
+  @Test
+  void a_budget_that_binds_cuts_the_batch_by_tid_too() throws Exception {
+    String name = "plan_budget";
+    PostgresInbox inbox = manager.createInbox(name);
+    inbox.send(NewMessage.of("first", "t", "a0", "{}"));
+    jdbi.useTransaction(
+        h -> h.select("SELECT count(*) FROM inbox.claim_" + name + "(10)").mapTo(Long.class).one());
+    sql("ANALYZE inbox." + name); // statistics: nothing pending
+    inbox.sendAll(
+        IntStream.range(0, 5_000)
+            .mapToObj(i -> NewMessage.of("m" + i, "t", "a" + i, "{\"n\": " + i + "}"))
+            .toList());
+
+    // A budget of 200 bytes binds after a few messages: the prefix is worked out over the locked
+    // rows, which must be read by TID, not by walking the claim index.
+    List<String> plans = claimPlans(name, "100, NULL, 200", -1);
+
+    String prefix = plans.stream().filter(p -> p.contains("WindowAgg")).findFirst().orElseThrow();
+    assertThat(prefix).contains("Tid Scan on " + name + " c");
+    assertThat(prefix).doesNotContainPattern("Index (Only )?Scan using \\w+ on " + name + " c\\b");
+  }
+
   /** The plans of the statements inside one claim of 100, rolled back. */
   private static List<String> claimPlans(String name) throws Exception {
+    return claimPlans(name, "100", 100);
+  }
+
+  /** The plans of the statements inside one claim with these arguments, rolled back. */
+  private static List<String> claimPlans(String name, String arguments, int expected)
+      throws Exception {
     List<String> plans = new ArrayList<>();
     try (Connection c = database.connect();
         Statement s = c.createStatement()) {
@@ -64,9 +93,14 @@ class ClaimPlanTest extends InboxTestSupport {
       s.execute("SET auto_explain.log_nested_statements = on");
       s.execute("SET auto_explain.log_level = notice");
       c.setAutoCommit(false);
-      try (ResultSet rs = s.executeQuery("SELECT count(*) FROM inbox.claim_" + name + "(100)")) {
+      try (ResultSet rs =
+          s.executeQuery("SELECT count(*) FROM inbox.claim_" + name + "(" + arguments + ")")) {
         rs.next();
-        assertThat(rs.getInt(1)).isEqualTo(100);
+        if (expected >= 0) {
+          assertThat(rs.getInt(1)).isEqualTo(expected);
+        } else {
+          assertThat(rs.getInt(1)).isPositive().isLessThan(100);
+        }
       }
       for (SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
         plans.add(w.getMessage());
