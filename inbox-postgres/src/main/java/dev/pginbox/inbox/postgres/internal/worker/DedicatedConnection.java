@@ -14,7 +14,7 @@ final class DedicatedConnection implements BatchTransactionBoundary, AutoCloseab
 
   private final Jdbi jdbi;
   private final String inbox;
-  private final Duration answerBound;
+  private final Duration processingTimeout;
   private WorkerConnection wc;
 
   /**
@@ -25,12 +25,21 @@ final class DedicatedConnection implements BatchTransactionBoundary, AutoCloseab
       Jdbi jdbi, String inbox, Duration processingTimeout, WorkerConnection connection) {
     this.jdbi = jdbi;
     this.inbox = inbox;
-    this.answerBound = ServerBound.answer(processingTimeout);
+    this.processingTimeout = processingTimeout;
     this.wc = connection;
   }
 
   private WorkerConnection open() throws SQLException {
-    return WorkerConnection.open(jdbi, inbox, true, "processor").answersWithin(answerBound);
+    return open(jdbi, inbox, processingTimeout);
+  }
+
+  /**
+   * A processor's own connection: transactional, its answers bounded by {@link ServerBound#answer}.
+   */
+  static WorkerConnection open(Jdbi jdbi, String inbox, Duration processingTimeout)
+      throws SQLException {
+    return WorkerConnection.open(jdbi, inbox, true, "processor")
+        .answersWithin(ServerBound.answer(processingTimeout));
   }
 
   @Override

@@ -33,10 +33,8 @@ final class StartupCheck {
     WorkerConnection wc = null;
     boolean handedOver = false;
     try {
-      // The first processor's connection: bounded as DedicatedConnection bounds its own.
-      wc =
-          WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "processor")
-              .answersWithin(ServerBound.answer(ctx.options().processingTimeout()));
+      // The first processor's connection.
+      wc = DedicatedConnection.open(ctx.jdbi(), ctx.inbox(), ctx.options().processingTimeout());
       PreparedStatement ps = wc.statement("inbox_config");
       ps.setString(1, ctx.inbox());
       boolean exists;
