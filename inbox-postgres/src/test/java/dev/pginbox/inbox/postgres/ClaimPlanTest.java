@@ -10,7 +10,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -48,17 +47,21 @@ class ClaimPlanTest extends InboxTestSupport {
     assertThat(update).contains("Tid Scan on " + name + " m");
     assertThat(update).doesNotContainPattern("Index (Only )?Scan using \\w+ on " + name + " m\\b");
     if (ordered) {
-      // The ordered claim re-reads its window's rows (alias c) by TID too.
-      assertThat(update).contains("Tid Scan on " + name + " c");
-      assertThat(update)
-          .doesNotContainPattern("Index (Only )?Scan using \\w+ on " + name + " c\\b");
+      // The ordered claim locks its window's rows (alias c) after reading them by TID too.
+      String lock = plans.stream().filter(p -> p.contains("LockRows")).findFirst().orElseThrow();
+      assertThat(lock).contains("Tid Scan on " + name + " c");
+      assertThat(lock).doesNotContainPattern("Index (Only )?Scan using \\w+ on " + name + " c\\b");
     }
   }
 
-  @Test
-  void a_budget_that_binds_cuts_the_batch_by_tid_too() throws Exception {
-    String name = "plan_budget";
+  @ParameterizedTest(name = "ordered={0}")
+  @ValueSource(booleans = {false, true})
+  void a_budget_that_binds_cuts_the_batch_by_tid_too(boolean ordered) throws Exception {
+    String name = ordered ? "plan_budget_ordered" : "plan_budget";
     PostgresInbox inbox = manager.createInbox(name);
+    if (ordered) {
+      manager.enableOrdering(name);
+    }
     inbox.send(NewMessage.of("first", "t", "a0", "{}"));
     jdbi.useTransaction(
         h -> h.select("SELECT count(*) FROM inbox.claim_" + name + "(10)").mapTo(Long.class).one());
