@@ -9,8 +9,8 @@ clock rather than the harness's:
   connection (claim, handler, commit, the client's share), medians over every claim of the cell.
 
 A drain starts at the harness's VACUUM ANALYZE of the backlog; its size is read from the INSERT
-that filled it, its batch size from the claims' first parameter, its workers from the processor
-connections that claimed. Usage: benchmarks/claim-log.py DIR/*.log
+that filled it, its batch size from the claims' first parameter, its inbox and workers from the
+processor connections that claimed (application_name inbox:<name>:processor). Usage: benchmarks/claim-log.py DIR/*.log
 """
 import collections
 import re
@@ -50,6 +50,7 @@ def drains(path):
         elif current is not None and app.endswith(":processor") and phase == "execute":
             end, took = millis(stamp), float(duration)
             if text.startswith("-- The claim"):
+                current["inbox"] = app.split(":")[1]
                 current["claims"][pid].append((end - took, end, took))
                 last_claim = pid
     return [d for d in found if d["claims"] and d["messages"] and d["batch"]]
@@ -62,23 +63,23 @@ def main(paths):
     for path in paths:
         variant = re.search(r"-([AB])\.log$", path).group(1)
         for drain in drains(path):
-            cell = (drain["batch"], len(drain["claims"]))
+            cell = (drain["inbox"], drain["batch"], len(drain["claims"]))
             starts = [c[0] for cs in drain["claims"].values() for c in cs]
             ends = [c[1] for cs in drain["claims"].values() for c in cs]
             rate[cell][variant].append(drain["messages"] / (max(ends) - min(starts)) * 1000)
             for cs in drain["claims"].values():
                 claim[cell][variant].extend(c[2] for c in cs)
                 cycle[cell][variant].extend(b[0] - a[0] for a, b in zip(cs, cs[1:]))
-    print("| batch | workers | drains A / B | messages/s A | B | B / A | claim ms A | B | B / A "
-          "| claim to claim ms A | B |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| inbox | batch | workers | drains A / B | messages/s A | B | B / A | claim ms A | B "
+          "| B / A | claim to claim ms A | B |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for cell in sorted(rate):
         med = statistics.median
         if not rate[cell]["A"] or not rate[cell]["B"]:
             continue
         ra, rb = med(rate[cell]["A"]), med(rate[cell]["B"])
         ca, cb = med(claim[cell]["A"]), med(claim[cell]["B"])
-        print(f"| {cell[0]:,} | {cell[1]} | {len(rate[cell]['A'])} / {len(rate[cell]['B'])} "
+        print(f"| {cell[0]} | {cell[1]:,} | {cell[2]} | {len(rate[cell]['A'])} / {len(rate[cell]['B'])} "
               f"| {ra:,.0f} | {rb:,.0f} | {rb / ra:.2f} | {ca:.2f} | {cb:.2f} | {cb / ca:.2f} "
               f"| {med(cycle[cell]['A']):.2f} | {med(cycle[cell]['B']):.2f} |")
 
