@@ -101,7 +101,9 @@ BEGIN
             event_id        text COLLATE "C" PRIMARY KEY,
             event_type      text,
             source          text,
-            aggregate_id    text,
+            -- Opaque ids compare byte by byte, as event_id: cheaper comparisons in the ordering
+            -- index and the ordered claim's head test than the database's collation.
+            aggregate_id    text COLLATE "C",
             payload         jsonb,
             received_at     timestamptz NOT NULL DEFAULT now(),
             processed_at    timestamptz,

@@ -71,6 +71,34 @@ class InboxLifecycleTest extends InboxTestSupport {
   }
 
   @Test
+  void ids_compare_byte_by_byte_whatever_the_database_collation() {
+    String name = "bytewise";
+    PostgresInbox inbox = manager.createInbox(name);
+    manager.enableOrdering(name);
+    assertThat(
+            strings(
+                "SELECT a.attname || ' ' || a.attcollation::regcollation FROM pg_attribute a"
+                    + " WHERE a.attrelid = 'inbox.bytewise'::regclass"
+                    + " AND a.attname IN ('event_id', 'aggregate_id') ORDER BY a.attname"))
+        .containsExactly("aggregate_id \"C\"", "event_id \"C\"");
+    // The ordering index follows its column, and the head test still finds an aggregate's earlier
+    // message when the aggregate id is compared with a value in the database's collation.
+    assertThat(
+            strings(
+                "SELECT i.indcollation[0]::regcollation::text FROM pg_index i"
+                    + " WHERE i.indexrelid = 'inbox.bytewise_ordering_idx'::regclass"))
+        .containsExactly("\"C\"");
+    inbox.send(NewMessage.of("first", "t", "Agg", null));
+    inbox.send(NewMessage.of("second", "t", "Agg", null));
+    assertThat(strings("SELECT event_id FROM inbox.claim_bytewise(10)")).containsExactly("first");
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox.bytewise WHERE aggregate_id = ?::text COLLATE \"default\"",
+                "Agg"))
+        .isEqualTo(2);
+  }
+
+  @Test
   void creating_an_inbox_twice_is_a_clear_error() {
     manager.createInbox("twice");
     assertThatThrownBy(() -> manager.createInbox("twice"))
