@@ -462,6 +462,23 @@ AS $h$ SELECT $t$IF v_bytes > p_max_bytes AND cardinality(v_tids) > 1 THEN
                     WHERE w.n = 1 OR w.upto <= p_max_bytes;
                 END IF;$t$ $h$;
 
+-- The end of a claim that locked its rows first: mark the locked rows v_tids processed and return
+-- them in claim order. A TID found by FOR UPDATE may be a newer version than the locking
+-- statement's snapshot saw (updated and committed meanwhile); the num_nulls guard then skips it
+-- and it stays pending (see the plain claim).
+-- Placeholders: {{table}}.
+CREATE OR REPLACE FUNCTION inbox.generated_claim_mark()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$RETURN QUERY
+                WITH claimed AS (
+                    UPDATE {{table}} m SET processed_at = now()
+                    WHERE m.ctid = ANY (v_tids) AND num_nulls(m.processed_at) = 1
+                    RETURNING m.*
+                )
+                SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;$t$ $h$;
+
 -- claim_<name> without ordering. Claim = select the next batch with SKIP LOCKED and mark it
 -- processed in one statement. The caller's transaction is the unit of work: commit keeps the
 -- mark, rollback (or a crash) returns the messages to the queue. Failures are reset with
@@ -480,7 +497,7 @@ AS $h$ SELECT $t$IF v_bytes > p_max_bytes AND cardinality(v_tids) > 1 THEN
 -- it ends, so other claims skip it meanwhile: a delay of one batch, never a loss, and only in
 -- batches the budget cut short. Locking row by row instead (a cursor) would cost every claim.
 -- Placeholders: {{header}} (generated_claim_header), {{prelude}}, {{budget_cut}}
--- (generated_claim_budget_cut), {{table}}, {{max_retries}}.
+-- (generated_claim_budget_cut), {{mark}} (generated_claim_mark), {{table}}, {{max_retries}}.
 CREATE OR REPLACE FUNCTION inbox.plain_claim_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -522,13 +539,7 @@ AS $h$ SELECT $t${{header}}
                       LIMIT p_limit
                       FOR UPDATE OF c SKIP LOCKED) l;
                 {{budget_cut}}
-                RETURN QUERY
-                WITH claimed AS (
-                    UPDATE {{table}} m SET processed_at = now()
-                    WHERE m.ctid = ANY (v_tids) AND num_nulls(m.processed_at) = 1
-                    RETURNING m.*
-                )
-                SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
+                {{mark}}
                 END IF;
                 IF NOT FOUND AND v_floor IS NOT NULL THEN
                     -- Below the top, everything was locked by other claims: an ordinary claim.
@@ -562,7 +573,7 @@ $t$ $h$;
 -- UPDATE after locking, instead of marking in the locking statement through a running sum and
 -- collecting the rows into an array, made a claim of 100 heads ~20 % cheaper
 -- (docs/performance.md, "Ordered claim").
--- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{table}}, {{max_retries}}, {{aggregate}}
+-- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{mark}}, {{table}}, {{max_retries}}, {{aggregate}}
 -- (the quoted aggregate column), {{candidate_blocked}} (earlier_unprocessed_sql of candidate c),
 -- {{window_blocked}} (the same for window row win), {{heads}} (aggregate_heads_sql).
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_template()
@@ -666,13 +677,7 @@ AS $h$ SELECT $t${{header}}
                     END IF;
                 END IF;
 
-                RETURN QUERY
-                WITH claimed AS (
-                    UPDATE {{table}} m SET processed_at = now()
-                    WHERE m.ctid = ANY (v_tids) AND num_nulls(m.processed_at) = 1
-                    RETURNING m.*
-                )
-                SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
+                {{mark}}
                 IF NOT FOUND AND v_floor IS NOT NULL THEN
                     -- Below the top, no head could be claimed: an ordinary claim.
                     RETURN QUERY SELECT * FROM {{function}}(p_limit, p_buckets, p_max_bytes);
@@ -703,7 +708,8 @@ BEGIN
     v_values := v_values || jsonb_build_object(
         'header', inbox.sql_template(inbox.generated_claim_header(), v_values),
         'prelude', inbox.sql_template(inbox.generated_claim_prelude(), v_values),
-        'budget_cut', inbox.sql_template(inbox.generated_claim_budget_cut(), v_values));
+        'budget_cut', inbox.sql_template(inbox.generated_claim_budget_cut(), v_values),
+        'mark', inbox.sql_template(inbox.generated_claim_mark(), v_values));
     -- Earlier versions had fewer arguments; such an overload would make calls with fewer arguments
     -- ambiguous. EXECUTE stays PUBLIC's, as for any new function.
     FOREACH v_old IN ARRAY ARRAY['integer, integer[]', 'integer, integer[], bigint'] LOOP
