@@ -11,6 +11,7 @@ import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -92,6 +93,32 @@ class BatchingRuleTest extends WorkerTestSupport {
             });
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL"))
         .isEqualTo(5);
+  }
+
+  /**
+   * A full batch is the count: while batches come back full, the next go out without one. On an
+   * ordered inbox a count tests a window of twice a batch for heads; it ran before nearly every
+   * batch (to fill the spare order, and once a poll interval), found nothing to add while the batch
+   * in flight held the heads, and took longer than a claim of 1,000. Here every count blocks (the
+   * ordering catalog is locked: counts read it, claims do not), and the drain must go on.
+   */
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void an_ordered_drain_goes_out_in_full_batches_without_counting(boolean listen) {
+    String inbox = newInbox("nocount");
+    execute("SELECT inbox.enable_inbox_ordering('" + inbox + "', 'aggregate_id', 'seq')");
+    RecordingListener events = new RecordingListener();
+    start(inbox, listen, events, 10, Duration.ofHours(1));
+    insert(inbox, "m", 0, 1_000, 100); // every claim of 10 finds 10 heads, to the last
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.committed.get() >= 10);
+    try (Handle lock = JDBI.open()) {
+      lock.begin();
+      lock.execute("LOCK TABLE inbox.inbox_ordering_config IN ACCESS EXCLUSIVE MODE");
+      // Less than the coordinator's 10 s bound on a count's answer: no count may be waited out.
+      await().atMost(Duration.ofSeconds(8)).until(() -> events.committed.get() == 1_000);
+      lock.rollback();
+    }
+    assertThat(events.dispatches).hasSize(100).allSatisfy(d -> assertThat(d.count()).isEqualTo(10));
   }
 
   @ParameterizedTest(name = "listen={0}")

@@ -42,8 +42,8 @@ final class ClaimQueue {
 
   private final int batchSize;
   private final Wakeups wakeups;
-  // One order more than processors: the next batch waits in the queue while the current one runs,
-  // so counting for it is off the critical path (full batches back to back).
+  // One order more than processors: the next batch waits in the queue while the current one runs
+  // (full batches back to back, the spare order given on the last one's hint, without a count).
   private final Semaphore slots;
   private final AtomicInteger reserved = new AtomicInteger();
   private final LinkedBlockingQueue<Order> queue = new LinkedBlockingQueue<>();
