@@ -13,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -102,13 +103,14 @@ class BatchingRuleTest extends WorkerTestSupport {
    * in flight held the heads, and took longer than a claim of 1,000. Here every count blocks (the
    * ordering catalog is locked: counts read it, claims do not), and the drain must go on.
    */
-  @ParameterizedTest(name = "listen={0}")
-  @ValueSource(booleans = {true, false})
-  void an_ordered_drain_goes_out_in_full_batches_without_counting(boolean listen) {
+  @ParameterizedTest(name = "listen={0}, batch timeout {1} s")
+  @CsvSource({"true, 0", "false, 0", "true, 3600", "false, 3600"})
+  void an_ordered_drain_goes_out_in_full_batches_without_counting(
+      boolean listen, int timeoutSeconds) {
     String inbox = newInbox("nocount");
     execute("SELECT inbox.enable_inbox_ordering('" + inbox + "', 'aggregate_id', 'seq')");
     RecordingListener events = new RecordingListener();
-    start(inbox, listen, events, 10, Duration.ofHours(1));
+    start(inbox, listen, events, 10, Duration.ofSeconds(timeoutSeconds));
     insert(inbox, "m", 0, 1_000, 100); // every claim of 10 finds 10 heads, to the last
     await().atMost(Duration.ofSeconds(10)).until(() -> events.committed.get() >= 10);
     try (Handle lock = JDBI.open()) {

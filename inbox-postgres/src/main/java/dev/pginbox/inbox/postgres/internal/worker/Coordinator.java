@@ -146,21 +146,23 @@ final class Coordinator implements Runnable {
 
   /**
    * After a full batch the next go out without a count (full batches back to back): every free slot
-   * gets an order, the one processor that is free takes one at once and the others wait in the
-   * queue for the next free processor. Under the batch timeout each must come back full too, or the
-   * processor gives it back and a count decides (the timeout then applies to the rest). Counting to
-   * fill the spare slot instead cost a count per batch where counts are expensive, and found
-   * nothing on an ordered inbox whose heads the batch in flight holds.
+   * gets an order, the processor that is free takes one at once and the rest wait in the queue for
+   * the next free processor. Under a batch timeout each must come back full too, or the processor
+   * gives it back and a count decides (the timeout then applies to the rest); without one each
+   * takes what it finds. Counting to fill the spare slot instead cost a count per batch, which on
+   * an ordered inbox found nothing (the batch in flight holds the heads) and took longer than the
+   * claim. A notification that waited for a free processor gets one order.
    */
   private void dispatchOnHint() {
-    if (full && !claimOnHint) {
-      while (queue.offer(DispatchReason.MAX_REACHED, batchSize)) {
+    if (!full) {
+      queue.offer(null, 1);
+    } else if (claimOnHint) {
+      while (queue.offer(null, 1)) {
         // one order per free slot
       }
     } else {
-      queue.offer(null, 1);
-      if (full && queue.hasFreeSlot()) {
-        wakeups.post(Wakeups.Event.RECHECK);
+      while (queue.offer(DispatchReason.MAX_REACHED, batchSize)) {
+        // one order per free slot
       }
     }
     hinted = false;
