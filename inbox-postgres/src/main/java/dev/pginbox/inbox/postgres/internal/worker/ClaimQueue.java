@@ -46,6 +46,13 @@ final class ClaimQueue {
   // (full batches back to back, the spare order given on the last one's hint, without a count).
   private final Semaphore slots;
   private final AtomicInteger reserved = new AtomicInteger();
+
+  /**
+   * The order that finished last came back full. Set before its slot is given back, so a look that
+   * finds the slot free sees it even before the order's event is posted.
+   */
+  private volatile boolean lastFull;
+
   private final LinkedBlockingQueue<Order> queue = new LinkedBlockingQueue<>();
 
   ClaimQueue(int concurrency, int batchSize, Wakeups wakeups) {
@@ -61,6 +68,14 @@ final class ClaimQueue {
   /** Messages held by orders in flight: counted as waiting, but already someone's. */
   int reserved() {
     return reserved.get();
+  }
+
+  /**
+   * A slot is free and the order that gave it back came back full: its {@code BATCH_FULL} may not
+   * be posted yet, but it is on its way.
+   */
+  boolean freedByFullBatch() {
+    return hasFreeSlot() && lastFull; // in this order: a free slot makes its order's flag visible
   }
 
   /** Queues an order for a free processor; false (and nothing queued) when no slot is free. */
@@ -107,7 +122,7 @@ final class ClaimQueue {
    * being short of its minimum leaves the decision to a count, an empty claim frees a processor.
    */
   void done(Order order, int claimed, boolean failed) {
-    if (!release(order)) {
+    if (!order.done.compareAndSet(false, true)) {
       return;
     }
     Wakeups.Event next;
@@ -120,6 +135,7 @@ final class ClaimQueue {
     } else {
       next = Wakeups.Event.BATCH_DONE;
     }
+    giveBack(order, next == Wakeups.Event.BATCH_FULL);
     wakeups.post(next);
   }
 
@@ -128,19 +144,17 @@ final class ClaimQueue {
    * successor is claimable now, so the coordinator looks again at once.
    */
   void headReleased(Order order) {
-    if (release(order)) {
+    if (order.done.compareAndSet(false, true)) {
+      giveBack(order, false);
       wakeups.post(Wakeups.Event.RECHECK);
     }
   }
 
-  /** Gives the order's slot and reservation back; false if that was done already. */
-  private boolean release(Order order) {
-    if (!order.done.compareAndSet(false, true)) {
-      return false;
-    }
+  /** Gives the order's slot and reservation back, having said whether it came back full. */
+  private void giveBack(Order order, boolean full) {
+    lastFull = full;
     reserved.addAndGet(-order.reservation);
     slots.release();
-    return true;
   }
 
   void stop() {

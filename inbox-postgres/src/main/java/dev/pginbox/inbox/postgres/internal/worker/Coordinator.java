@@ -97,6 +97,9 @@ final class Coordinator implements Runnable {
         ctx.events().wakeUp(next.cause());
       }
       boolean free = queue.hasFreeSlot();
+      // A processor gives its slot back before it posts its hint: a look in between (a poll) must
+      // not count, or a drain of full batches would count once now and then after all.
+      full |= queue.freedByFullBatch();
       if (next.look() && free && dispatchesWithoutCount(next, nextPoll)) {
         dispatchOnHint();
       } else if (next.look()) {
@@ -138,10 +141,16 @@ final class Coordinator implements Runnable {
    * (docs/performance.md, "Ordered claim").
    */
   private boolean dispatchesWithoutCount(Next next, long nextPoll) {
-    if (next.counts()) {
+    if (next.cause() == WakeUpCause.CONNECTED) {
       return false;
     }
-    return full || (claimOnHint && hinted && System.nanoTime() < nextPoll);
+    if (full) {
+      return true;
+    }
+    return next.cause() != WakeUpCause.POLL
+        && claimOnHint
+        && hinted
+        && System.nanoTime() < nextPoll;
   }
 
   /**
@@ -224,12 +233,7 @@ final class Coordinator implements Runnable {
     return new Next(false, null);
   }
 
-  private record Next(boolean look, WakeUpCause cause) {
-    /** A (re)connection or poll look always counts: the count is what notices a dead connection. */
-    boolean counts() {
-      return cause == WakeUpCause.CONNECTED || cause == WakeUpCause.POLL;
-    }
-  }
+  private record Next(boolean look, WakeUpCause cause) {}
 
   private int count(WorkerConnection wc, int cap) throws SQLException {
     PreparedStatement ps = wc.statement("count_waiting");
