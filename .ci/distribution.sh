@@ -18,7 +18,7 @@ fi
 tar tzf mailroom-app/target/mailroom.tar.gz | grep -x 'mailroom/bin/mailroom' >/dev/null
 
 work=$(mktemp -d)
-port=55590
+port=$(.ci/free-port.sh 25590)
 cleanup() {
   if [ -n "${pid:-}" ] && kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; fi
   rm -rf "$work"

@@ -4,7 +4,7 @@
 #   .ci/postgres15.sh stop
 # As root it runs the server as the postgres user (PostgreSQL refuses to run as root).
 set -euo pipefail
-PORT=${PORT:-54315}
+PORT=${PORT:-25315} # below the ephemeral ports: see free-port.sh
 BIN=${PG15_BIN:-/usr/lib/postgresql/15/bin}
 DATA=${PG15_DATA:-/tmp/inbox-pg15-$PORT}
 
@@ -23,11 +23,7 @@ esac
 
 [ -x "$BIN/postgres" ] || exit 3
 # Take the next free port if the wanted one is busy (an embedded test server may hold it).
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for _ in $(seq 1 50); do
-  port_busy "$PORT" || break
-  PORT=$((PORT + 1))
-done
+PORT=$("$(dirname "$0")/free-port.sh" "$PORT")
 if [ -f "$DATA/postmaster.pid" ]; then
   as_postgres "$BIN/pg_ctl" -D "$DATA" -m immediate stop >/dev/null 2>&1 || true
 fi
