@@ -142,6 +142,66 @@ class BatchingRuleTest extends WorkerTestSupport {
     assertThat(events.dispatches).hasSize(100).allSatisfy(d -> assertThat(d.count()).isEqualTo(10));
   }
 
+  /**
+   * With a zero batch timeout any waiting message makes a batch, so after a batch that came back
+   * short but not empty the next claim is the count. Workers that share an ordered inbox's heads
+   * get short batches all the time, and a count after each, on an ordered inbox as costly as a
+   * claim, doubled the server's work. Here every count blocks (the ordering catalog is locked), and
+   * every claim finds 10 heads of a batch of 100: the drain must go on, polls every millisecond
+   * included.
+   */
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void a_drain_of_short_batches_claims_again_without_counting(boolean listen) {
+    String inbox = newInbox("shortdrain");
+    execute("SELECT inbox.enable_inbox_ordering('" + inbox + "', 'aggregate_id', 'seq')");
+    RecordingListener events = new RecordingListener();
+    start(inbox, listen, events, 100, Duration.ZERO, Duration.ofMillis(listen ? 10_000 : 1));
+    try (Handle lock = JDBI.open()) {
+      lock.begin();
+      if (listen) {
+        // The notification goes straight to a processor: no count from the start.
+        lock.execute("LOCK TABLE inbox.inbox_ordering_config IN ACCESS EXCLUSIVE MODE");
+        insert(inbox, "m", 0, 2_000, 10); // 10 aggregates: 10 heads at a time
+      } else {
+        insert(inbox, "m", 0, 2_000, 10); // the poll that finds them counts
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .pollInterval(Duration.ofMillis(1))
+            .until(() -> events.committed.get() >= 10);
+        lock.execute("LOCK TABLE inbox.inbox_ordering_config IN ACCESS EXCLUSIVE MODE");
+      }
+      await().atMost(Duration.ofSeconds(8)).until(() -> events.committed.get() == 2_000);
+      lock.rollback();
+    }
+    assertThat(events.dispatches).hasSize(200).allSatisfy(d -> assertThat(d.count()).isEqualTo(10));
+  }
+
+  /**
+   * With a zero batch timeout, a claim after a short batch asks for a quarter more than that batch
+   * got, so that workers sharing an ordered inbox's heads each take about their share instead of
+   * walking past each other's; after a batch that filled its limit the limit doubles, back to the
+   * batch size.
+   */
+  @org.junit.jupiter.api.Test
+  void after_a_short_batch_the_next_claim_asks_for_about_as_many() {
+    String inbox = newInbox("share");
+    execute("SELECT inbox.enable_inbox_ordering('" + inbox + "', 'aggregate_id', 'seq')");
+    RecordingListener events = new RecordingListener();
+    start(inbox, true, events, 100, Duration.ZERO);
+    insert(inbox, "a", 0, 30, 10); // 10 heads at a time: three batches of 10 of a limit of 100
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.committed.get() == 30);
+    assertThat(events.dispatches)
+        .extracting(RecordingListener.Dispatched::count)
+        .containsExactly(10, 10, 10);
+    insert(inbox, "b", 0, 100, 100); // 100 heads at once
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.committed.get() == 130);
+    // 10 + 10 / 4 + 1 = 13, then doubling: 26, 52, and the 9 left.
+    assertThat(events.dispatches.subList(3, events.dispatches.size()))
+        .extracting(RecordingListener.Dispatched::count)
+        .containsExactly(13, 26, 52, 9);
+  }
+
   @ParameterizedTest(name = "listen={0}")
   @ValueSource(booleans = {true, false})
   void a_zero_batch_timeout_dispatches_whatever_is_waiting_at_once(boolean listen) {

@@ -48,10 +48,11 @@ final class ClaimQueue {
   private final AtomicInteger reserved = new AtomicInteger();
 
   /**
-   * The order that finished last came back full. Set before its slot is given back, so a look that
-   * finds the slot free sees it even before the order's event is posted.
+   * How many messages the order that finished last claimed (0 when it failed). Set before its slot
+   * is given back, so a look that finds the slot free sees it even before the order's event is
+   * posted.
    */
-  private volatile boolean lastFull;
+  private volatile int lastClaimed;
 
   private final LinkedBlockingQueue<Order> queue = new LinkedBlockingQueue<>();
 
@@ -71,11 +72,11 @@ final class ClaimQueue {
   }
 
   /**
-   * A slot is free and the order that gave it back came back full: its {@code BATCH_FULL} may not
-   * be posted yet, but it is on its way.
+   * How many messages the order that finished last claimed. Read it after {@link #hasFreeSlot}: a
+   * slot seen free makes the count of the order that gave it back visible, before its event.
    */
-  boolean freedByFullBatch() {
-    return hasFreeSlot() && lastFull; // in this order: a free slot makes its order's flag visible
+  int lastClaimed() {
+    return lastClaimed;
   }
 
   /** Queues an order for a free processor; false (and nothing queued) when no slot is free. */
@@ -135,24 +136,24 @@ final class ClaimQueue {
     } else {
       next = Wakeups.Event.BATCH_DONE;
     }
-    giveBack(order, next == Wakeups.Event.BATCH_FULL);
+    giveBack(order, failed ? 0 : claimed);
     wakeups.post(next);
   }
 
   /**
    * The order claimed nothing, but a head another worker held was released while it waited: a
-   * successor is claimable now, so the coordinator looks again at once.
+   * successor is claimable now, which is as good a hint as a notification.
    */
   void headReleased(Order order) {
     if (order.done.compareAndSet(false, true)) {
-      giveBack(order, false);
-      wakeups.post(Wakeups.Event.RECHECK);
+      giveBack(order, 0);
+      wakeups.post(Wakeups.Event.HINT);
     }
   }
 
-  /** Gives the order's slot and reservation back, having said whether it came back full. */
-  private void giveBack(Order order, boolean full) {
-    lastFull = full;
+  /** Gives the order's slot and reservation back, having said how many it claimed. */
+  private void giveBack(Order order, int claimed) {
+    lastClaimed = claimed;
     reserved.addAndGet(-order.reservation);
     slots.release();
   }

@@ -27,9 +27,10 @@ import java.util.Set;
  * followed by the next at once, which must be full too or is given back (then a count decides).
  * With a zero batch timeout or a batch size of one, any waiting message makes a batch to send at
  * once: a notification goes straight to a processor, handed over by the listener thread itself (see
- * {@link NotificationListener}); this thread keeps those that found every processor busy. The
- * (re)connection and poll looks still count, at least once a poll interval while no batch comes
- * back full, which keeps this thread's connection in use.
+ * {@link NotificationListener}); this thread keeps those that found every processor busy, and a
+ * batch that came back short but not empty is followed by the next claim, not by a count. The
+ * (re)connection and poll looks still count, at least once a poll interval while the batches come
+ * back empty (short, under a batch timeout), which keeps this thread's connection in use.
  */
 final class Coordinator implements Runnable {
 
@@ -97,10 +98,12 @@ final class Coordinator implements Runnable {
         ctx.events().wakeUp(next.cause());
       }
       boolean free = queue.hasFreeSlot();
-      // A processor gives its slot back before it posts its hint: a look in between (a poll) must
-      // not count, or a drain of full batches would count once now and then after all.
-      full |= queue.freedByFullBatch();
-      if (next.look() && free && dispatchesWithoutCount(next, nextPoll)) {
+      if (next.cause() == WakeUpCause.POLL && draining()) {
+        // The batch that ended last dispatches the next one with its hint, without a count. Its
+        // processor gives the slot back before it posts the hint: a poll in between must not
+        // count either.
+        nextPoll = System.nanoTime() + pollNanos;
+      } else if (next.look() && free && dispatchesWithoutCount(next, nextPoll)) {
         dispatchOnHint();
       } else if (next.look()) {
         nextPoll = System.nanoTime() + pollNanos;
@@ -124,7 +127,12 @@ final class Coordinator implements Runnable {
         // process's open batch). Wait for a real wake-up rather than dispatch again in a loop.
         seen = false;
       }
-      hinted |= events.contains(Wakeups.Event.NOTIFY) || events.contains(Wakeups.Event.HINT);
+      hinted |=
+          events.contains(Wakeups.Event.NOTIFY)
+              || events.contains(Wakeups.Event.HINT)
+              // When any waiting message makes a batch, the next claim is the count: see
+              // dispatchesWithoutCount.
+              || (claimOnHint && events.contains(Wakeups.Event.BATCH_DONE));
       full |= events.contains(Wakeups.Event.BATCH_FULL);
       wokeAt = System.nanoTime();
       next = next(events, wokeAt, nextPoll);
@@ -135,22 +143,30 @@ final class Coordinator implements Runnable {
    * A hint goes straight to a processor, but at least once a poll interval the look counts:
    * counting is what notices that this thread's connection died. A full batch is the exception: it
    * is a count, taken by the claim itself, so full batches go out back to back however long the
-   * drain, and this connection is next used (and a dead one replaced) when a batch comes back
-   * short. A count on an ordered inbox tests every message of a window twice the size of a batch
-   * for an earlier one of its aggregate; it took longer than the claim of 1,000 it preceded
-   * (docs/performance.md, "Ordered claim").
+   * drain, and this connection is next used (and a dead one replaced) when a batch comes back short
+   * (empty, when any waiting message makes a batch). A count on an ordered inbox tests every
+   * message of a window twice the size of a batch for an earlier one of its aggregate; it took
+   * longer than the claim of 1,000 it preceded (docs/performance.md, "Ordered claim"). For the same
+   * reason, when any waiting message makes a batch, a batch that came back short (but not empty) is
+   * followed by a claim, not a count: a claim that finds nothing costs what a count that finds
+   * nothing does, and on an ordered inbox shared by several workers most batches come back short
+   * (each holds part of the heads), where a count after each doubled the server's work.
    */
   private boolean dispatchesWithoutCount(Next next, long nextPoll) {
-    if (next.cause() == WakeUpCause.CONNECTED) {
+    if (next.counts()) {
       return false;
     }
-    if (full) {
-      return true;
-    }
-    return next.cause() != WakeUpCause.POLL
-        && claimOnHint
-        && hinted
-        && System.nanoTime() < nextPoll;
+    // A hint that comes after a poll interval counts, unless the last batch was the count.
+    return full || (claimOnHint && hinted && (System.nanoTime() < nextPoll || draining()));
+  }
+
+  /**
+   * The batch that ended last says more are waiting, and its hint dispatches the next: it came back
+   * full or, when any waiting message makes a batch, not empty. Polls do not count meanwhile.
+   */
+  private boolean draining() {
+    int claimed = queue.lastClaimed();
+    return claimOnHint ? claimed > 0 : claimed >= batchSize;
   }
 
   /**
@@ -233,7 +249,12 @@ final class Coordinator implements Runnable {
     return new Next(false, null);
   }
 
-  private record Next(boolean look, WakeUpCause cause) {}
+  private record Next(boolean look, WakeUpCause cause) {
+    /** A (re)connection or poll look counts: the count is what notices a dead connection. */
+    boolean counts() {
+      return cause == WakeUpCause.CONNECTED || cause == WakeUpCause.POLL;
+    }
+  }
 
   private int count(WorkerConnection wc, int cap) throws SQLException {
     PreparedStatement ps = wc.statement("count_waiting");

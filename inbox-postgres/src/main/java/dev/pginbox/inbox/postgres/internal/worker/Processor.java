@@ -41,7 +41,10 @@ final class Processor implements Runnable {
   private final UnreadableMessage unreadable;
   private final Backoff backoff;
 
-  /** At most the batch size; halved after a batch too big to read in memory. */
+  /**
+   * At most the batch size; halved after a batch too big to read in memory, near the last batch's
+   * size after a short one (see {@link #nextLimit}).
+   */
   private int claimLimit;
 
   /** System.nanoTime() when this processor's connection was last used (batch or check). */
@@ -105,6 +108,27 @@ final class Processor implements Runnable {
     }
   }
 
+  /**
+   * The limit of the next claim after a batch that went well. When any waiting message makes a
+   * batch, a quarter more than a short batch got, so that workers sharing an ordered inbox's heads
+   * each claim about their share: a claim of the whole batch walks past the heads the other workers
+   * hold, and the followers behind those, to the end of its window, several head tests for every
+   * message it gets (docs/performance.md, "Ordered claim"). After a full batch (or a short one
+   * under a batch timeout, where the batching rule decides the size) the limit doubles, back to the
+   * batch size; an empty one says nothing about the next.
+   */
+  private int nextLimit(BatchOutcome outcome, int granted) {
+    int claimed = outcome.claimed();
+    if (claimed == 0) {
+      return claimLimit;
+    }
+    int batchSize = ctx.options().batchSize();
+    if (claimed < granted && ctx.claimsOnHint()) {
+      return Math.min(batchSize, claimed + claimed / 4 + 1);
+    }
+    return Math.min(batchSize, claimLimit * 2);
+  }
+
   /** Runs one order; false when this thread must end (its batch was taken away). */
   private boolean runOrder(ClaimQueue.Order order) throws InterruptedException {
     int batchSize = claimLimit;
@@ -123,7 +147,7 @@ final class Processor implements Runnable {
     switch (outcome.kind()) {
       case EMPTY, COMMITTED, HEAD_RELEASED -> {
         backoff.reset();
-        claimLimit = Math.min(ctx.options().batchSize(), claimLimit * 2);
+        claimLimit = nextLimit(outcome, granted);
         ctx.events().primaryReached();
         ctx.events().recovered("processor");
         if (outcome.kind() == BatchOutcome.Kind.HEAD_RELEASED) {

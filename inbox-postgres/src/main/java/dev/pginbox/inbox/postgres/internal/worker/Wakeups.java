@@ -17,8 +17,9 @@ final class Wakeups {
     /** A notification arrived on the LISTEN channel. */
     NOTIFY,
     /**
-     * A notification the listener could not hand to a processor itself (none free): claim once one
-     * is. Already reported as a wake-up by the listener.
+     * Something is claimable: a notification the listener could not hand to a processor itself
+     * (none free; already reported as a wake-up by the listener), or a held head another worker
+     * released while a processor waited for it.
      */
     HINT,
     /** A connection came (back) up; notifications may have been lost. */
