@@ -54,6 +54,12 @@ final class ClaimQueue {
    */
   private volatile int lastClaimed;
 
+  /**
+   * The inbox is ordered, as the coordinator read at its last (re)connection. Workers that share an
+   * ordered inbox's heads get short batches all the time, and a count there costs a claim.
+   */
+  private volatile boolean ordered;
+
   private final LinkedBlockingQueue<Order> queue = new LinkedBlockingQueue<>();
 
   ClaimQueue(int concurrency, int batchSize, Wakeups wakeups) {
@@ -77,6 +83,14 @@ final class ClaimQueue {
    */
   int lastClaimed() {
     return lastClaimed;
+  }
+
+  boolean ordered() {
+    return ordered;
+  }
+
+  void ordered(boolean ordered) {
+    this.ordered = ordered;
   }
 
   /** Queues an order for a free processor; false (and nothing queued) when no slot is free. */

@@ -27,10 +27,11 @@ import java.util.Set;
  * followed by the next at once, which must be full too or is given back (then a count decides).
  * With a zero batch timeout or a batch size of one, any waiting message makes a batch to send at
  * once: a notification goes straight to a processor, handed over by the listener thread itself (see
- * {@link NotificationListener}); this thread keeps those that found every processor busy, and a
- * batch that came back short but not empty is followed by the next claim, not by a count. The
- * (re)connection and poll looks still count, at least once a poll interval while the batches come
- * back empty (short, under a batch timeout), which keeps this thread's connection in use.
+ * {@link NotificationListener}); this thread keeps those that found every processor busy, and on an
+ * ordered inbox a batch that came back short but not empty is followed by the next claim, not by a
+ * count. The (re)connection and poll looks still count, at least once a poll interval while no
+ * batch comes back full (on an ordered inbox: not empty), which keeps this thread's connection in
+ * use.
  */
 final class Coordinator implements Runnable {
 
@@ -49,7 +50,10 @@ final class Coordinator implements Runnable {
   /** A notification the listener could not hand over came since the last dispatch. */
   private boolean hinted;
 
-  /** A batch came back full since the last dispatch: more are probably waiting. */
+  /**
+   * A batch came back full (on an ordered inbox where any waiting message makes a batch: not empty)
+   * since the last dispatch: more are probably waiting, and that batch was the count.
+   */
   private boolean full;
 
   /** Messages were waiting at the last look, first seen at {@link #firstSeen} (System.nanoTime). */
@@ -81,6 +85,7 @@ final class Coordinator implements Runnable {
           // Counts are short: one that waits longer has a half-open connection to replace.
           wc.answersWithin(WorkerConnection.SHORT_ANSWER);
           connected.run();
+          queue.ordered(ordered(wc));
           loop(wc);
         });
   }
@@ -98,16 +103,16 @@ final class Coordinator implements Runnable {
         ctx.events().wakeUp(next.cause());
       }
       boolean free = queue.hasFreeSlot();
-      if (next.cause() == WakeUpCause.POLL && draining()) {
-        // The batch that ended last dispatches the next one with its hint, without a count. Its
-        // processor gives the slot back before it posts the hint: a poll in between must not
-        // count either.
-        nextPoll = System.nanoTime() + pollNanos;
-      } else if (next.look() && free && dispatchesWithoutCount(next, nextPoll)) {
+      if (next.look() && free && dispatchesWithoutCount(next, nextPoll)) {
         dispatchOnHint();
       } else if (next.look()) {
         nextPoll = System.nanoTime() + pollNanos;
-        if (free) {
+        if (free && next.cause() != WakeUpCause.CONNECTED && draining()) {
+          // The batch that ended last dispatches the next ones with its hint, without a count.
+          // Its processor gives the slot back before it posts the hint: a look in between (a
+          // poll, an expired batch timeout) must not count either.
+          seen = false;
+        } else if (free) {
           lookAndDispatch(wc, wokeAt);
         }
       }
@@ -127,13 +132,10 @@ final class Coordinator implements Runnable {
         // process's open batch). Wait for a real wake-up rather than dispatch again in a loop.
         seen = false;
       }
-      hinted |=
-          events.contains(Wakeups.Event.NOTIFY)
-              || events.contains(Wakeups.Event.HINT)
-              // When any waiting message makes a batch, the next claim is the count: see
-              // dispatchesWithoutCount.
-              || (claimOnHint && events.contains(Wakeups.Event.BATCH_DONE));
-      full |= events.contains(Wakeups.Event.BATCH_FULL);
+      hinted |= events.contains(Wakeups.Event.NOTIFY) || events.contains(Wakeups.Event.HINT);
+      full |=
+          events.contains(Wakeups.Event.BATCH_FULL)
+              || (claimsOnShortBatch() && events.contains(Wakeups.Event.BATCH_DONE));
       wokeAt = System.nanoTime();
       next = next(events, wokeAt, nextPoll);
     }
@@ -147,10 +149,8 @@ final class Coordinator implements Runnable {
    * (empty, when any waiting message makes a batch). A count on an ordered inbox tests every
    * message of a window twice the size of a batch for an earlier one of its aggregate; it took
    * longer than the claim of 1,000 it preceded (docs/performance.md, "Ordered claim"). For the same
-   * reason, when any waiting message makes a batch, a batch that came back short (but not empty) is
-   * followed by a claim, not a count: a claim that finds nothing costs what a count that finds
-   * nothing does, and on an ordered inbox shared by several workers most batches come back short
-   * (each holds part of the heads), where a count after each doubled the server's work.
+   * reason a batch that came back short but not empty is followed by a claim, not a count, on an
+   * ordered inbox where any waiting message makes a batch ({@link #claimsOnShortBatch}).
    */
   private boolean dispatchesWithoutCount(Next next, long nextPoll) {
     if (next.counts()) {
@@ -162,11 +162,33 @@ final class Coordinator implements Runnable {
 
   /**
    * The batch that ended last says more are waiting, and its hint dispatches the next: it came back
-   * full or, when any waiting message makes a batch, not empty. Polls do not count meanwhile.
+   * full or, where a short batch is followed by a claim, not empty. Looks do not count meanwhile,
+   * but for a (re)connection's.
    */
   private boolean draining() {
     int claimed = queue.lastClaimed();
-    return claimOnHint ? claimed > 0 : claimed >= batchSize;
+    return claimsOnShortBatch() ? claimed > 0 : claimed >= batchSize;
+  }
+
+  /**
+   * On an ordered inbox where any waiting message makes a batch, a batch that came back short but
+   * not empty is followed by the next claim, not by a count: there a count costs what a claim does,
+   * and workers that share the heads get short batches all the time (each holds part of them),
+   * where a count after each doubled the server's work. On a plain inbox a short batch means the
+   * claim took what was there: the count is cheaper than a claim that finds nothing, and runs on
+   * this thread's connection while the processor is free for the next notification (a claim after
+   * every short batch put the tail at 1,000 msg/s from 3-7 ms to 15-33 ms).
+   */
+  private boolean claimsOnShortBatch() {
+    return claimOnHint && queue.ordered();
+  }
+
+  private boolean ordered(WorkerConnection wc) throws SQLException {
+    PreparedStatement ps = wc.statement("inbox_ordered");
+    ps.setString(1, ctx.inbox());
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() && rs.getBoolean(1);
+    }
   }
 
   /**

@@ -109,13 +109,13 @@ final class Processor implements Runnable {
   }
 
   /**
-   * The limit of the next claim after a batch that went well. When any waiting message makes a
-   * batch, a quarter more than a short batch got, so that workers sharing an ordered inbox's heads
+   * The limit of the next claim after a batch that went well. On an ordered inbox where any waiting
+   * message makes a batch, a quarter more than a short batch got, so that workers sharing the heads
    * each claim about their share: a claim of the whole batch walks past the heads the other workers
    * hold, and the followers behind those, to the end of its window, several head tests for every
-   * message it gets (docs/performance.md, "Ordered claim"). After a full batch (or a short one
-   * under a batch timeout, where the batching rule decides the size) the limit doubles, back to the
-   * batch size; an empty one says nothing about the next.
+   * message it gets (docs/performance.md, "Ordered claim"). After any other batch (full; short on a
+   * plain inbox, where it took what was there; short under a batch timeout, where the batching rule
+   * decides the size) the limit doubles, back to the batch size; an empty one says nothing.
    */
   private int nextLimit(BatchOutcome outcome, int granted) {
     int claimed = outcome.claimed();
@@ -123,7 +123,7 @@ final class Processor implements Runnable {
       return claimLimit;
     }
     int batchSize = ctx.options().batchSize();
-    if (claimed < granted && ctx.claimsOnHint()) {
+    if (claimed < granted && ctx.claimsOnHint() && shared.queue().ordered()) {
       return Math.min(batchSize, claimed + claimed / 4 + 1);
     }
     return Math.min(batchSize, claimLimit * 2);
