@@ -178,10 +178,10 @@ class BatchingRuleTest extends WorkerTestSupport {
   }
 
   /**
-   * With a zero batch timeout, a claim after a short batch asks for a quarter more than that batch
-   * got, so that workers sharing an ordered inbox's heads each take about their share instead of
-   * walking past each other's; after a batch that filled its limit the limit doubles, back to the
-   * batch size.
+   * On an ordered inbox with a zero batch timeout, a claim after a batch that got at most half its
+   * limit asks for a quarter more than that batch got, so that workers sharing the heads each take
+   * about their share instead of walking past each other's; after a batch that filled its limit the
+   * limit doubles, back to the batch size.
    */
   @org.junit.jupiter.api.Test
   void after_a_short_batch_the_next_claim_asks_for_about_as_many() {

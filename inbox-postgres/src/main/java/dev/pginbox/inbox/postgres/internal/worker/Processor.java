@@ -110,12 +110,14 @@ final class Processor implements Runnable {
 
   /**
    * The limit of the next claim after a batch that went well. On an ordered inbox where any waiting
-   * message makes a batch, a quarter more than a short batch got, so that workers sharing the heads
-   * each claim about their share: a claim of the whole batch walks past the heads the other workers
+   * message makes a batch, a batch that got at most half its limit sets the next limit to a quarter
+   * more than it got, and one that got more keeps the limit, so that workers sharing the heads each
+   * claim about their share: a claim of the whole batch walks past the heads the other workers
    * hold, and the followers behind those, to the end of its window, several head tests for every
-   * message it gets (docs/performance.md, "Ordered claim"). After any other batch (full; short on a
-   * plain inbox, where it took what was there; short under a batch timeout, where the batching rule
-   * decides the size) the limit doubles, back to the batch size; an empty one says nothing.
+   * message it gets (docs/performance.md, "Ordered claim"). Claims that fill more than half their
+   * limit keep it, as a smaller claim costs a commit more per batch. Otherwise (a full batch, or a
+   * short one on a plain inbox or under a batch timeout) the limit doubles, back to the batch size;
+   * an empty batch says nothing.
    */
   private int nextLimit(BatchOutcome outcome, int granted) {
     int claimed = outcome.claimed();
@@ -124,7 +126,7 @@ final class Processor implements Runnable {
     }
     int batchSize = ctx.options().batchSize();
     if (claimed < granted && ctx.claimsOnHint() && shared.queue().ordered()) {
-      return Math.min(batchSize, claimed + claimed / 4 + 1);
+      return claimed * 2 <= granted ? Math.min(batchSize, claimed + claimed / 4 + 1) : claimLimit;
     }
     return Math.min(batchSize, claimLimit * 2);
   }
