@@ -177,7 +177,7 @@ final class Coordinator implements Runnable {
    * where a count after each doubled the server's work. On a plain inbox a short batch means the
    * claim took what was there: the count is cheaper than a claim that finds nothing, and runs on
    * this thread's connection while the processor is free for the next notification (a claim after
-   * every short batch put the tail at 1,000 msg/s from 3-7 ms to 15-33 ms).
+   * every short batch put the tail at 1,000 msg/s from 4-7 ms to 15-33 ms).
    */
   private boolean claimsOnShortBatch() {
     return claimOnHint && queue.ordered();
@@ -272,7 +272,10 @@ final class Coordinator implements Runnable {
   }
 
   private record Next(boolean look, WakeUpCause cause) {
-    /** A (re)connection or poll look counts: the count is what notices a dead connection. */
+    /**
+     * A (re)connection or poll look is no hint: it counts (the count is what notices a dead
+     * connection), a poll during a drain excepted.
+     */
     boolean counts() {
       return cause == WakeUpCause.CONNECTED || cause == WakeUpCause.POLL;
     }
