@@ -167,7 +167,11 @@ final class Coordinator implements Runnable {
    */
   private boolean draining() {
     int claimed = queue.lastClaimed();
-    return claimsOnShortBatch() ? claimed > 0 : claimed >= batchSize;
+    if (claimsOnShortBatch()) {
+      return claimed > 0;
+    }
+    // The batches whose BATCH_FULL dispatches the next (a batch of one hints nothing).
+    return batchSize > 1 && claimed >= batchSize;
   }
 
   /**
