@@ -35,7 +35,8 @@ def drains(path):
         if last_claim is not None and "DETAIL:  parameters:" in line:
             match = PARAMS.search(line)
             if match and current is not None:
-                current["batch"] = int(match.group(1))
+                # The largest limit: a worker sharing an ordered inbox's heads claims its share.
+                current["batch"] = max(current["batch"] or 0, int(match.group(1)))
             last_claim = None
             continue
         match = LINE.match(line)
