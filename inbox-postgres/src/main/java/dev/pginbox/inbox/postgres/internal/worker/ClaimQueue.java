@@ -55,10 +55,12 @@ final class ClaimQueue {
   private volatile int lastClaimed;
 
   /**
-   * The inbox is ordered, as the coordinator read at its last (re)connection. Workers that share an
-   * ordered inbox's heads get short batches all the time, and a count there costs a claim.
+   * The inbox is ordered and any waiting message makes a batch, as the coordinator read at its last
+   * (re)connection: a batch that comes back short but not empty is followed by a claim, not a
+   * count, and the next claim asks for about what it got (workers that share an ordered inbox's
+   * heads get short batches all the time, and a count there costs a claim).
    */
-  private volatile boolean ordered;
+  private volatile boolean claimsOnShortBatch;
 
   private final LinkedBlockingQueue<Order> queue = new LinkedBlockingQueue<>();
 
@@ -85,12 +87,12 @@ final class ClaimQueue {
     return lastClaimed;
   }
 
-  boolean ordered() {
-    return ordered;
+  boolean claimsOnShortBatch() {
+    return claimsOnShortBatch;
   }
 
-  void ordered(boolean ordered) {
-    this.ordered = ordered;
+  void claimsOnShortBatch(boolean claimsOnShortBatch) {
+    this.claimsOnShortBatch = claimsOnShortBatch;
   }
 
   /** Queues an order for a free processor; false (and nothing queued) when no slot is free. */
@@ -137,7 +139,7 @@ final class ClaimQueue {
    * being short of its minimum leaves the decision to a count, an empty claim frees a processor.
    */
   void done(Order order, int claimed, boolean failed) {
-    if (!order.done.compareAndSet(false, true)) {
+    if (!release(order, failed ? 0 : claimed)) {
       return;
     }
     Wakeups.Event next;
@@ -150,7 +152,6 @@ final class ClaimQueue {
     } else {
       next = Wakeups.Event.BATCH_DONE;
     }
-    giveBack(order, failed ? 0 : claimed);
     wakeups.post(next);
   }
 
@@ -159,17 +160,23 @@ final class ClaimQueue {
    * successor is claimable now, which is as good a hint as a notification.
    */
   void headReleased(Order order) {
-    if (order.done.compareAndSet(false, true)) {
-      giveBack(order, 0);
+    if (release(order, 0)) {
       wakeups.post(Wakeups.Event.HINT);
     }
   }
 
-  /** Gives the order's slot and reservation back, having said how many it claimed. */
-  private void giveBack(Order order, int claimed) {
+  /**
+   * Gives the order's slot and reservation back (once), having said how many it claimed; false if
+   * that was done already.
+   */
+  private boolean release(Order order, int claimed) {
+    if (!order.done.compareAndSet(false, true)) {
+      return false;
+    }
     lastClaimed = claimed;
     reserved.addAndGet(-order.reservation);
     slots.release();
+    return true;
   }
 
   void stop() {

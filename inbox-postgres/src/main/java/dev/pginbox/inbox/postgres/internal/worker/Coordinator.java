@@ -85,7 +85,7 @@ final class Coordinator implements Runnable {
           // Counts are short: one that waits longer has a half-open connection to replace.
           wc.answersWithin(WorkerConnection.SHORT_ANSWER);
           connected.run();
-          queue.ordered(ordered(wc));
+          queue.claimsOnShortBatch(claimOnHint && ordered(wc));
           loop(wc);
         });
   }
@@ -184,7 +184,7 @@ final class Coordinator implements Runnable {
    * every short batch put the tail at 1,000 msg/s from 4-7 ms to 15-33 ms).
    */
   private boolean claimsOnShortBatch() {
-    return claimOnHint && queue.ordered();
+    return queue.claimsOnShortBatch();
   }
 
   private boolean ordered(WorkerConnection wc) throws SQLException {

@@ -125,7 +125,7 @@ final class Processor implements Runnable {
       return claimLimit;
     }
     int batchSize = ctx.options().batchSize();
-    if (claimed < granted && ctx.claimsOnHint() && shared.queue().ordered()) {
+    if (claimed < granted && shared.queue().claimsOnShortBatch()) {
       return claimed * 2 <= granted ? Math.min(batchSize, claimed + claimed / 4 + 1) : claimLimit;
     }
     return Math.min(batchSize, claimLimit * 2);
