@@ -5,27 +5,30 @@
 # moments, so a difference of a few percent stands out of this 2-core machine's noise, which
 # drain rates (ab.sh) and CPU ticks of separate runs do not. Server time only: no client, no
 # network, no commit flush (synchronous_commit off in the measuring session).
-#   benchmarks/claim-pair.sh [--rounds N] [--batch N] [--budget BYTES|none] [--shape S] A_REF B_REF
+#   benchmarks/claim-pair.sh [--rounds N] [--batch N] [--budget BYTES|none] [--shape S] [--sequence C] A_REF B_REF
 # Shapes: mailroom (40,000 messages, one per aggregate, ordered, as the mailroom's tokens),
 # ordered (100,000 over 1,000 aggregates, ordered, as consume-ordered), plain (100,000, no
 # ordering, as consume-plain). --budget is the claim's byte budget (default 16777216, the worker's
-# default; "none" for no budget).
+# default; "none" for no budget). --sequence is an ordered inbox's sequence column: seq (default,
+# as the mailroom's) or received_at (enable_inbox_ordering's default, as consume-ordered's; the
+# backlog is one INSERT, so an aggregate's messages share it).
 # Both inboxes' tables come from A's SQL, and B's generated claim function is installed over the
 # second one: B's function may only call functions A's install also has (a change of the table is
 # out of its reach; use ab.sh for that). Starts its own PostgreSQL 15 (pg15-cluster.sh, port
 # BENCH_PG_PORT, default 55432).
 set -euo pipefail
-rounds=3 batch=100 budget=16777216 shape=mailroom
+rounds=3 batch=100 budget=16777216 shape=mailroom sequence=seq
 while [ $# -gt 2 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2;;
     --batch) batch=$2; shift 2;;
     --budget) budget=$2; shift 2;;
     --shape) shape=$2; shift 2;;
+    --sequence) sequence=$2; shift 2;;
     *) echo "unknown option $1" >&2; exit 2;;
   esac
 done
-[ $# -eq 2 ] || { echo "usage: $0 [--rounds N] [--batch N] [--budget BYTES|none] [--shape mailroom|ordered|plain] A_REF B_REF" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: $0 [--rounds N] [--batch N] [--budget BYTES|none] [--shape mailroom|ordered|plain] [--sequence seq|received_at] A_REF B_REF" >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -48,15 +51,15 @@ make_inbox() { # ref database inbox
   psql_ -d "$2" -f "$work/$1/sql/inbox/install.sql" >/dev/null
   psql_ -d "$2" -c "SELECT inbox.create_inbox('$3')" >/dev/null
   if [ $ordered = 1 ]; then
-    psql_ -d "$2" -c "SELECT inbox.enable_inbox_ordering('$3', 'aggregate_id', 'seq')" >/dev/null
+    psql_ -d "$2" -c "SELECT inbox.enable_inbox_ordering('$3', 'aggregate_id', '$sequence')" >/dev/null
   fi
 }
 make_inbox "$1" pair a
 psql_ -d pair -c "SELECT inbox.create_inbox('b')" >/dev/null
-[ $ordered = 1 ] && psql_ -d pair -c "SELECT inbox.enable_inbox_ordering('b', 'aggregate_id', 'seq')" >/dev/null
+[ $ordered = 1 ] && psql_ -d pair -c "SELECT inbox.enable_inbox_ordering('b', 'aggregate_id', '$sequence')" >/dev/null
 make_inbox "$2" variant_b b
 psql_ -d variant_b -c "SELECT pg_get_functiondef('inbox.claim_b'::regproc)" | psql_ -d pair -f - >/dev/null
-echo "A = $1 ($(git -C "$repo" rev-parse --short "$1")), B = $2 ($(git -C "$repo" rev-parse --short "$2")); shape $shape, $n messages, batch $batch, budget $budget"
+echo "A = $1 ($(git -C "$repo" rev-parse --short "$1")), B = $2 ($(git -C "$repo" rev-parse --short "$2")); shape $shape, $n messages, sequence $sequence, batch $batch, budget $budget"
 
 payload='{"orderId":"o-12345","customer":"c-678","amount":123.45,"currency":"EUR","items":[1,2,3]}'
 for r in $(seq 1 "$rounds"); do

@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -78,6 +79,29 @@ class ClaimPlanTest extends InboxTestSupport {
     String prefix = plans.stream().filter(p -> p.contains("WindowAgg")).findFirst().orElseThrow();
     assertThat(prefix).contains("Tid Scan on " + name + " c");
     assertThat(prefix).doesNotContainPattern("Index (Only )?Scan using \\w+ on " + name + " c\\b");
+  }
+
+  /**
+   * The head test reads the ordering index backwards from the candidate's own key: one entry. It
+   * used to scan forwards from the aggregate's first entry, and a btree stops such a scan (bounded
+   * by a row comparison) only where the comparison's first column decides, so a head whose
+   * aggregate's messages share its received_at (one sendAll) walked all of them.
+   */
+  @Test
+  void the_head_test_reads_the_ordering_index_backwards_from_the_candidate() throws Exception {
+    String name = "plan_head_test";
+    PostgresInbox inbox = manager.createInbox(name);
+    manager.enableOrdering(name);
+    inbox.sendAll(
+        IntStream.range(0, 2_000)
+            .mapToObj(i -> NewMessage.of("m" + i, "t", "a" + (i % 100), null))
+            .toList());
+
+    List<String> plans = claimPlans(name);
+
+    String lock = plans.stream().filter(p -> p.contains("LockRows")).findFirst().orElseThrow();
+    assertThat(lock).containsPattern("Index (Only )?Scan Backward using " + name + "_ordering_idx");
+    assertThat(lock).doesNotContainPattern("Index (Only )?Scan using " + name + "_ordering_idx");
   }
 
   /** The plans of the statements inside one claim of 100, rolled back. */
