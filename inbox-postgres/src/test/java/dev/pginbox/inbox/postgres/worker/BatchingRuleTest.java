@@ -143,12 +143,12 @@ class BatchingRuleTest extends WorkerTestSupport {
   }
 
   /**
-   * With a zero batch timeout any waiting message makes a batch, so after a batch that came back
-   * short but not empty the next claim is the count. Workers that share an ordered inbox's heads
-   * get short batches all the time, and a count after each, on an ordered inbox as costly as a
-   * claim, doubled the server's work. Here every count blocks (the ordering catalog is locked), and
-   * every claim finds 10 heads of a batch of 100: the drain must go on, polls every millisecond
-   * included.
+   * With a zero batch timeout any waiting message makes a batch. Workers that share an ordered
+   * inbox's heads get short batches all the time, and a count after each (on an ordered inbox as
+   * costly as a claim) doubled the server's work: on an ordered inbox a batch that came back short
+   * but not empty is followed by the next claim, not a count. Here every count blocks (the ordering
+   * catalog is locked), and every claim finds 10 heads of a batch of 100: the drain must go on,
+   * polls every millisecond included.
    */
   @ParameterizedTest(name = "listen={0}")
   @ValueSource(booleans = {true, false})
