@@ -200,7 +200,7 @@ $$;
 -- all of them, 3-4x the cost of a head test. Unless the sequence is seq itself (unique, so the
 -- first column always decides), the test reads <name>_ordering_idx backwards from the message's
 -- own key instead: the entry before it is of its aggregate (blocked) or not (a head). Where both
--- read one entry, the backward form costs a claim 1.5-3 % more, so seq keeps the EXISTS
+-- read one entry, the backward form costs a claim 1.4-3.4 % more, so seq keeps the EXISTS
 -- (docs/performance.md, "Ordered claim"). seq is never NULL, so IS NOT NULL means "found"; a NULL
 -- sequence value compares as in the EXISTS (never earlier).
 CREATE OR REPLACE FUNCTION inbox.earlier_unprocessed_sql(p_table text, p_aggregate_column text,
