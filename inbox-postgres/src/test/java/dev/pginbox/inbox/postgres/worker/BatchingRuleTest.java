@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -183,7 +184,7 @@ class BatchingRuleTest extends WorkerTestSupport {
    * about their share instead of walking past each other's; after a batch that filled its limit the
    * limit doubles, back to the batch size.
    */
-  @org.junit.jupiter.api.Test
+  @Test
   void after_a_short_batch_the_next_claim_asks_for_about_as_many() {
     String inbox = newInbox("share");
     execute("SELECT inbox.enable_inbox_ordering('" + inbox + "', 'aggregate_id', 'seq')");
@@ -245,7 +246,7 @@ class BatchingRuleTest extends WorkerTestSupport {
    * With a zero timeout a notification goes straight to a processor; one that arrives while the
    * only processor is busy must still be acted on once it is free, long before the next poll.
    */
-  @org.junit.jupiter.api.Test
+  @Test
   void messages_notified_while_the_processor_is_busy_are_claimed_when_it_is_free()
       throws Exception {
     String inbox = newInbox("busy");
