@@ -148,15 +148,22 @@ $$;
 -- A set of buckets as a 1,024-bit mask (bit b, counted from the left, = bucket b); NULL for NULL
 -- (every bucket). Claims test get_bit(mask, bucket), constant time per candidate row, where
 -- bucket = ANY(array) searched the array linearly: ~1.1 us per row for 512 buckets.
+-- plpgsql, not sql: every claim computes it in its own transaction, and a SQL function (not
+-- inlinable: it has a SET clause and a subquery) parses and plans its body again in each
+-- transaction, ~100 us, a tenth of a claim of 10 (docs/performance.md, "Claim"); plpgsql keeps the
+-- statement's plan for the session.
 CREATE OR REPLACE FUNCTION inbox.inbox_bucket_mask(p_buckets integer[])
 RETURNS varbit
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT CASE WHEN p_buckets IS NOT NULL THEN
-        (SELECT coalesce(bit_or(B'1'::bit(1024) >> b), B'0'::bit(1024))::varbit
-         FROM unnest(p_buckets) AS b WHERE b BETWEEN 0 AND 1023)
-    END
+BEGIN
+    IF p_buckets IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN (SELECT coalesce(bit_or(B'1'::bit(1024) >> b), B'0'::bit(1024))::varbit
+            FROM unnest(p_buckets) AS b WHERE b BETWEEN 0 AND 1023);
+END;
 $$;
 
 -- seeds/004 form, with the inbox name first as documented.

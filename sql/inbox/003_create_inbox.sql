@@ -382,6 +382,12 @@ $$;
 -- index in order, so the alternatives are off inside the function. Their penalty costs would
 -- trigger JIT compilation (~400 ms a call), so JIT is off too. The pinned search_path keeps
 -- every name in the body to the built-ins and the inbox's own objects.
+-- Generic plans: plpgsql keeps each statement's plan for the session, but by default it plans a
+-- statement with parameters again for every call whenever the generic plan's estimate is higher
+-- (here always: a LIMIT of unknown size); planning was a fifth of a claim of 10 and a tenth of a
+-- claim of 100 (docs/performance.md, "Claim"). With the alternatives off, the generic plan walks
+-- the same index as a custom one; the bucket mask and the priority floor become per-row tests of
+-- a parameter instead of being folded away.
 -- p_max_bytes is the batch's byte budget (NULL: none): the claim stops adding messages once their
 -- payloads' stored size (pg_column_size, the measure of set_max_payload_size) would pass it, but
 -- always takes at least one message, so a payload bigger than the budget is claimed alone.
@@ -402,6 +408,7 @@ AS $h$ SELECT $t$
             LANGUAGE plpgsql
             SET search_path = pg_catalog, pg_temp
             SET enable_bitmapscan = off SET enable_sort = off SET enable_seqscan = off SET jit = off
+            SET plan_cache_mode = force_generic_plan
             AS $body$
             DECLARE
                 v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
