@@ -94,9 +94,10 @@ AS $$ SELECT format('inbox.%I', p_config.inbox_name || '_retry_state') $$;
 -- which is the same on every PostgreSQL version and in Java (see PartitionHash.java).
 -- Growing the worker count from N to N+1 moves only the buckets the new worker wins:
 -- about 1/(N+1) of them. A NULL aggregate id hashes like the empty string.
--- The stored generated column "bucket" calls it on every insert, so it must stay inlinable: no SET
--- search_path (that would stop inlining). Its SQL-standard body is parsed once, at install, under
--- the install's pinned search_path, and names every function, operator and type by schema.
+-- send_<name> and the trigger function derive_<name> compute the column "bucket" with it on every
+-- insert, so it must stay inlinable: no SET search_path (that would stop inlining). Its
+-- SQL-standard body is parsed once, at install, under the install's pinned search_path, and names
+-- every function, operator and type by schema.
 CREATE OR REPLACE FUNCTION inbox.inbox_bucket(p_aggregate_id text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -226,7 +227,7 @@ CREATE OR REPLACE FUNCTION inbox.derived_function_names(p_name text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT ARRAY['claim_' || p_name, 'priority_of_' || p_name, 'send_' || p_name] $$;
+AS $$ SELECT ARRAY['claim_' || p_name, 'priority_of_' || p_name, 'send_' || p_name, 'derive_' || p_name] $$;
 
 -- An inbox reserves all its derived names from its creation on, so no two inboxes can ever want
 -- the same object (inboxes "a" and "next_a" both want inbox.next_a; "x_pending" and "next_x" both

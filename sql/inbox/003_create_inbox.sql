@@ -4,7 +4,9 @@
 -- with named placeholders ({{table}}, ...: see inbox.sql_template):
 --
 --   inbox.create_message_table       the table of a managed inbox (create_inbox only)
---   inbox.rebuild_priority_function  priority_of_<name>, behind the stored column "priority"
+--   inbox.rebuild_priority_function  priority_of_<name>, the "priority" of a message
+--   inbox.create_derive_triggers     derive_<name> and the triggers <name>_derive(_on_update),
+--                                    which fill the columns "priority" and "bucket"
 --   inbox.create_retry_state_table   <name>_retry_state (tracked tables, 008_tracking.sql)
 --   inbox.create_message_indexes     <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx
 --   inbox.create_notify_trigger      <name>_notify
@@ -113,22 +115,94 @@ BEGIN
             -- bookkeeping of the workers
             seq             bigint GENERATED ALWAYS AS IDENTITY,
             next_attempt_at timestamptz NOT NULL DEFAULT '-infinity',
-            priority        integer GENERATED ALWAYS AS ({{priority_function}}(event_type, source, aggregate_id)) STORED,
-            bucket          smallint GENERATED ALWAYS AS (inbox.inbox_bucket(aggregate_id)) STORED
+            -- priority_of_<name>(event_type, source, aggregate_id) and inbox_bucket(aggregate_id):
+            -- filled by send_<name> or the trigger <name>_derive (create_derive_triggers).
+            priority        integer,
+            bucket          smallint
         ) WITH (autovacuum_vacuum_scale_factor = 0.01, autovacuum_analyze_scale_factor = 0.02,
                 autovacuum_vacuum_insert_scale_factor = 0.05)$t$,
-        jsonb_build_object(
-            'table', inbox.inbox_table(c),
-            'priority_function', format('inbox.%I', 'priority_of_' || c.inbox_name)));
+        jsonb_build_object('table', inbox.inbox_table(c)));
+END;
+$$;
+
+-- The columns "priority" and "bucket" of a managed inbox, computed from the message:
+-- priority_of_<name>(event_type, source, aggregate_id) and inbox_bucket(aggregate_id). They were
+-- stored generated columns, and PostgreSQL prepares those again at the start of every INSERT:
+-- it reads the expressions, inlines the functions in them and compiles the result, 45-55 us that
+-- a single-row INSERT paid alone, 40 % of it (docs/performance.md, "Produce"). Now send_<name>
+-- computes both in its INSERT (a plan kept for the session), and a row trigger fills them for
+-- any other INSERT, each column that came NULL: its WHEN clause is tested without calling the
+-- function, so a row that comes with both pays nothing. Producers cannot set either (their INSERT privilege names the six
+-- message columns, apply_inbox_grants); the owner may, as it may set seq. Changing event_type,
+-- source or aggregate_id computes both again (enable_inbox_priority recomputes waiting messages
+-- that way). An inbox made with the generated columns keeps their values: DROP EXPRESSION
+-- rewrites nothing.
+-- The triggers are created only when missing: CREATE OR REPLACE TRIGGER would lock the table
+-- against producers until the installing transaction ends, even with nothing to change.
+CREATE OR REPLACE FUNCTION inbox.create_derive_triggers(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_values jsonb;
+    v_column text;
+BEGIN
+    IF NOT c.managed THEN
+        RETURN;
+    END IF;
+    v_values := jsonb_build_object(
+        'table', inbox.inbox_table(c),
+        'function', format('inbox.%I', 'derive_' || c.inbox_name),
+        'priority_function', format('inbox.%I', 'priority_of_' || c.inbox_name),
+        'insert_trigger', format('%I', c.inbox_name || '_derive'),
+        'update_trigger', format('%I', c.inbox_name || '_derive_on_update'));
+    FOREACH v_column IN ARRAY ARRAY['priority', 'bucket'] LOOP
+        IF EXISTS (SELECT 1 FROM pg_attribute a
+                   WHERE a.attrelid = inbox.inbox_table(c)::regclass AND a.attname = v_column
+                     AND a.attgenerated <> '') THEN
+            EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP EXPRESSION', inbox.inbox_table(c), v_column);
+        END IF;
+    END LOOP;
+    EXECUTE inbox.sql_template($f$
+        CREATE OR REPLACE FUNCTION {{function}}()
+        RETURNS trigger
+        LANGUAGE plpgsql
+        SET search_path = pg_catalog, pg_temp
+        AS $body$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                NEW.priority := coalesce(NEW.priority, {{priority_function}}(NEW.event_type, NEW.source, NEW.aggregate_id));
+                NEW.bucket := coalesce(NEW.bucket, inbox.inbox_bucket(NEW.aggregate_id));
+            ELSE
+                NEW.priority := {{priority_function}}(NEW.event_type, NEW.source, NEW.aggregate_id);
+                NEW.bucket := inbox.inbox_bucket(NEW.aggregate_id);
+            END IF;
+            RETURN NEW;
+        END;
+        $body$
+        $f$, v_values);
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger t
+                   WHERE t.tgrelid = inbox.inbox_table(c)::regclass AND t.tgname = c.inbox_name || '_derive') THEN
+        EXECUTE inbox.sql_template(
+            'CREATE TRIGGER {{insert_trigger}} BEFORE INSERT ON {{table}} FOR EACH ROW '
+            'WHEN (NEW.priority IS NULL OR NEW.bucket IS NULL) EXECUTE FUNCTION {{function}}()', v_values);
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_trigger t
+                   WHERE t.tgrelid = inbox.inbox_table(c)::regclass AND t.tgname = c.inbox_name || '_derive_on_update') THEN
+        EXECUTE inbox.sql_template(
+            'CREATE TRIGGER {{update_trigger}} BEFORE UPDATE OF event_type, source, aggregate_id ON {{table}} '
+            'FOR EACH ROW EXECUTE FUNCTION {{function}}()', v_values);
+    END IF;
 END;
 $$;
 
 -- priority_of_<name>(event_type, source, aggregate_id) of a managed inbox: a CASE over the
--- literals of its priority map (inbox_priority_config), 999 without one. The stored generated
--- column "priority" calls it on every insert, so it must stay inlinable: no SET clause (that
--- would stop inlining and cost a call per row). Instead its body is SQL-standard (RETURN ...),
--- parsed once, here, under this function's pinned search_path, and every operator in it is
--- schema-qualified. Declared IMMUTABLE to feed a stored column: enable_inbox_priority, which
+-- literals of its priority map (inbox_priority_config), 999 without one. send_<name> and the
+-- trigger function derive_<name> compute the column "priority" with it on every insert, so it
+-- must stay inlinable: no SET clause (that would stop inlining and cost a call per row). Instead
+-- its body is SQL-standard (RETURN ...), parsed once, here, under this function's pinned
+-- search_path, and every operator in it is schema-qualified. enable_inbox_priority, which
 -- changes the map, recomputes the stored values of waiting messages in the same transaction.
 CREATE OR REPLACE FUNCTION inbox.rebuild_priority_function(c inbox.inbox_config)
 RETURNS void
@@ -751,6 +825,7 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
 BEGIN
     PERFORM inbox.rebuild_priority_function(c);
+    PERFORM inbox.create_derive_triggers(c);
     -- Before the views: those of a tracked table may read it.
     PERFORM inbox.create_retry_state_table(c);
     PERFORM inbox.create_message_indexes(c);
@@ -825,8 +900,6 @@ BEGIN
         p_degraded_age_seconds, p_critical_age_seconds, p_degraded_pending, p_critical_pending, v_channel)
     RETURNING * INTO c;
 
-    -- The table's generated column "priority" calls priority_of_<name>: it comes first.
-    PERFORM inbox.rebuild_priority_function(c);
     PERFORM inbox.create_message_table(c);
     PERFORM inbox.rebuild_inbox_objects(v_name);
     PERFORM inbox.log_operator_action('create_inbox', v_name, jsonb_build_object('max_retries', p_max_retries), NULL);
@@ -876,6 +949,7 @@ SET client_min_messages = warning
 AS $$
 DECLARE
     c inbox.inbox_config;
+    v_trigger text;
 BEGIN
     PERFORM inbox.check_inbox_name(p_name);
     PERFORM inbox.lock_catalog();
@@ -893,11 +967,14 @@ BEGIN
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text[], text[], text[], text[], jsonb[], text[])', 'send_' || p_name);
         IF p_cascade THEN
             EXECUTE format('DROP TABLE IF EXISTS %s', inbox.inbox_table(c));
-            EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text, text, text)', 'priority_of_' || p_name);
         ELSE
-            -- The kept table stays a plain table: no notification trigger pointing at a dropped inbox.
-            EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', p_name || '_notify', inbox.inbox_table(c));
+            -- The kept table stays a plain table: no trigger pointing at a dropped inbox.
+            FOREACH v_trigger IN ARRAY ARRAY[p_name || '_notify', p_name || '_derive', p_name || '_derive_on_update'] LOOP
+                EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', v_trigger, inbox.inbox_table(c));
+            END LOOP;
         END IF;
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I()', 'derive_' || p_name);
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text, text, text)', 'priority_of_' || p_name);
     ELSE
         -- Everything tracking added, and nothing else: the table is left as it was before.
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[], bigint, boolean)', 'claim_' || p_name);

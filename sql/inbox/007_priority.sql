@@ -44,7 +44,8 @@ BEGIN
     -- behind its stored column "priority"; a tracked table's views compute the priority.
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
     IF c.managed THEN
-        -- Recompute the stored priority of waiting messages (an UPDATE recomputes generated columns).
+        -- Recompute the stored priority of waiting messages (an UPDATE of event_type computes it
+        -- again: inbox.create_derive_triggers).
         EXECUTE format('UPDATE %s SET event_type = event_type WHERE processed_at IS NULL', inbox.inbox_table(c));
     END IF;
     PERFORM inbox.log_operator_action('enable_priority', p_inbox, jsonb_build_object(

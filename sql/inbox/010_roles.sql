@@ -174,8 +174,10 @@ $$;
 -- arrays: an aggregate's events sent in one call are handed out in the order given. Setting seq
 -- explicitly is the owner's right, not a producer's (a producer choosing seq could jump the
 -- queue), so the function runs as its owner (SECURITY DEFINER) and takes no seq: EXECUTE on it is
--- what the producers of the inbox are granted. It inserts nothing but the six message columns,
--- like a producer's own INSERT. Returns the number inserted. The arrays must be equally long (a
+-- what the producers of the inbox are granted. It inserts the six message columns, like a
+-- producer's own INSERT, and computes priority and bucket as the trigger <name>_derive would
+-- (inbox.create_derive_triggers), in a plan kept for the session instead of a trigger call per
+-- row. Returns the number inserted. The arrays must be equally long (a
 -- NULL array stands for all NULL); otherwise invalid_parameter_value (22023), nothing inserted.
 -- Duplicates are ignored, but a batch is first tried as a plain INSERT, in a subtransaction: ON
 -- CONFLICT DO NOTHING probes the primary key before every row, inserts it speculatively and
@@ -200,13 +202,16 @@ BEGIN
         RETURN;
     END IF;
     v_insert := format($i$
-                INSERT INTO %1$s (event_id, event_type, source, aggregate_id, payload, trace_id, seq)
+                INSERT INTO %1$s (event_id, event_type, source, aggregate_id, payload, trace_id, seq,
+                                  priority, bucket)
                 OVERRIDING SYSTEM VALUE
                 SELECT m.event_id, m.event_type, m.source, m.aggregate_id, m.payload, m.trace_id,
-                       v_seqs[m.position::integer]
+                       v_seqs[m.position::integer],
+                       %2$s(m.event_type, m.source, m.aggregate_id), inbox.inbox_bucket(m.aggregate_id)
                 FROM unnest(p_event_ids, p_event_types, p_sources, p_aggregate_ids, p_payloads, p_trace_ids)
                     WITH ORDINALITY AS m (event_id, event_type, source, aggregate_id, payload, trace_id, position)
-                ORDER BY m.event_id COLLATE "C", m.position$i$, inbox.inbox_table(c));
+                ORDER BY m.event_id COLLATE "C", m.position$i$, inbox.inbox_table(c),
+        format('inbox.%I', 'priority_of_' || p_inbox));
     EXECUTE format($f$
         CREATE OR REPLACE FUNCTION %1$s(p_event_ids text[], p_event_types text[], p_sources text[],
                                         p_aggregate_ids text[], p_payloads jsonb[], p_trace_ids text[])

@@ -83,8 +83,8 @@ class RoleModelTest extends InboxTestSupport {
         "INSERT INTO inbox.orders (event_id, received_at) VALUES ('b-4', '-infinity')",
         "INSERT INTO inbox.orders (event_id, error) VALUES ('b-5', 'x')",
         "INSERT INTO inbox.orders (event_id, seq) OVERRIDING SYSTEM VALUE VALUES ('b-6', -1)",
-        "INSERT INTO inbox.orders (event_id, priority) OVERRIDING SYSTEM VALUE VALUES ('b-7', DEFAULT)",
-        "INSERT INTO inbox.orders (event_id, bucket) VALUES ('b-8', DEFAULT)",
+        "INSERT INTO inbox.orders (event_id, priority) VALUES ('b-7', 0)",
+        "INSERT INTO inbox.orders (event_id, bucket) VALUES ('b-8', 5)",
         "INSERT INTO inbox.orders (event_id) VALUES ('b-9') "
             + "ON CONFLICT (event_id) DO UPDATE SET processed_at = now()",
         "UPDATE inbox.orders SET payload = '{}'",
