@@ -132,11 +132,11 @@ $$;
 -- a single-row INSERT paid alone, 40 % of it (docs/performance.md, "Produce"). Now send_<name>
 -- computes both in its INSERT (a plan kept for the session), and a row trigger fills them for
 -- any other INSERT, each column that came NULL: its WHEN clause is tested without calling the
--- function, so a row that comes with both pays nothing. Producers cannot set either (their INSERT privilege names the six
--- message columns, apply_inbox_grants); the owner may, as it may set seq. Changing event_type,
--- source or aggregate_id computes both again (enable_inbox_priority recomputes waiting messages
--- that way). An inbox made with the generated columns keeps their values: DROP EXPRESSION
--- rewrites nothing.
+-- function, so a row that comes with both pays nothing. Producers cannot set either (their INSERT
+-- privilege names the six message columns, apply_inbox_grants); the owner may, as it may set seq.
+-- Changing event_type, source or aggregate_id computes both again (enable_inbox_priority
+-- recomputes waiting messages that way). An inbox made with the generated columns keeps their
+-- values: DROP EXPRESSION rewrites nothing.
 -- The triggers are created only when missing: CREATE OR REPLACE TRIGGER would lock the table
 -- against producers until the installing transaction ends, even with nothing to change.
 CREATE OR REPLACE FUNCTION inbox.create_derive_triggers(c inbox.inbox_config)

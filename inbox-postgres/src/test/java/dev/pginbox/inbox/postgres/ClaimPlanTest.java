@@ -28,10 +28,7 @@ class ClaimPlanTest extends InboxTestSupport {
   void after_statistics_that_saw_no_backlog_the_claim_updates_by_tid(boolean ordered)
       throws Exception {
     String name = ordered ? "plan_ordered" : "plan_plain";
-    PostgresInbox inbox = manager.createInbox(name);
-    if (ordered) {
-      manager.enableOrdering(name);
-    }
+    PostgresInbox inbox = createInbox(name, ordered);
     inbox.send(NewMessage.of("first", "t", "a0", null));
     jdbi.useTransaction(
         h -> h.select("SELECT count(*) FROM inbox.claim_" + name + "(10)").mapTo(Long.class).one());
@@ -59,10 +56,7 @@ class ClaimPlanTest extends InboxTestSupport {
   @ValueSource(booleans = {false, true})
   void a_budget_that_binds_cuts_the_batch_by_tid_too(boolean ordered) throws Exception {
     String name = ordered ? "plan_budget_ordered" : "plan_budget";
-    PostgresInbox inbox = manager.createInbox(name);
-    if (ordered) {
-      manager.enableOrdering(name);
-    }
+    PostgresInbox inbox = createInbox(name, ordered);
     inbox.send(NewMessage.of("first", "t", "a0", "{}"));
     jdbi.useTransaction(
         h -> h.select("SELECT count(*) FROM inbox.claim_" + name + "(10)").mapTo(Long.class).one());
@@ -115,10 +109,7 @@ class ClaimPlanTest extends InboxTestSupport {
   @ValueSource(booleans = {false, true})
   void the_claim_keeps_generic_plans(boolean ordered) throws Exception {
     String name = ordered ? "plan_generic_ordered" : "plan_generic";
-    PostgresInbox inbox = manager.createInbox(name);
-    if (ordered) {
-      manager.enableOrdering(name);
-    }
+    PostgresInbox inbox = createInbox(name, ordered);
     inbox.sendAll(
         IntStream.range(0, 200).mapToObj(i -> NewMessage.of("m" + i, "t", "a" + i, null)).toList());
 
@@ -130,6 +121,14 @@ class ClaimPlanTest extends InboxTestSupport {
             .findFirst()
             .orElseThrow();
     assertThat(claim).containsPattern("\\(\\$\\d+ IS NULL\\) OR \\(get_bit\\(\\(?\\$\\d+");
+  }
+
+  private static PostgresInbox createInbox(String name, boolean ordered) {
+    PostgresInbox inbox = manager.createInbox(name);
+    if (ordered) {
+      manager.enableOrdering(name);
+    }
+    return inbox;
   }
 
   /** The plans of the statements inside one claim of 100, rolled back. */
