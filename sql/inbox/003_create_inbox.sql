@@ -91,7 +91,7 @@ BEGIN
 END;
 $$;
 
--- The table of a managed inbox. priority_of_<name> must exist first (rebuild_priority_function).
+-- The table of a managed inbox (create_inbox only; rebuild_inbox_objects adds everything else).
 CREATE OR REPLACE FUNCTION inbox.create_message_table(c inbox.inbox_config)
 RETURNS void
 LANGUAGE plpgsql
