@@ -137,8 +137,6 @@ $$;
 -- Changing event_type, source or aggregate_id computes both again (enable_inbox_priority
 -- recomputes waiting messages that way). An inbox made with the generated columns keeps their
 -- values: DROP EXPRESSION rewrites nothing.
--- The triggers are created only when missing: CREATE OR REPLACE TRIGGER would lock the table
--- against producers until the installing transaction ends, even with nothing to change.
 CREATE OR REPLACE FUNCTION inbox.create_derive_triggers(c inbox.inbox_config)
 RETURNS void
 LANGUAGE plpgsql
@@ -154,9 +152,7 @@ BEGIN
     v_values := jsonb_build_object(
         'table', inbox.inbox_table(c),
         'function', format('inbox.%I', 'derive_' || c.inbox_name),
-        'priority_function', format('inbox.%I', 'priority_of_' || c.inbox_name),
-        'insert_trigger', format('%I', c.inbox_name || '_derive'),
-        'update_trigger', format('%I', c.inbox_name || '_derive_on_update'));
+        'priority_function', format('inbox.%I', 'priority_of_' || c.inbox_name));
     FOREACH v_column IN ARRAY ARRAY['priority', 'bucket'] LOOP
         IF EXISTS (SELECT 1 FROM pg_attribute a
                    WHERE a.attrelid = inbox.inbox_table(c)::regclass AND a.attname = v_column
@@ -171,28 +167,38 @@ BEGIN
         SET search_path = pg_catalog, pg_temp
         AS $body$
         BEGIN
-            IF TG_OP = 'INSERT' THEN
-                NEW.priority := coalesce(NEW.priority, {{priority_function}}(NEW.event_type, NEW.source, NEW.aggregate_id));
-                NEW.bucket := coalesce(NEW.bucket, inbox.inbox_bucket(NEW.aggregate_id));
-            ELSE
+            -- An INSERT keeps what it brought (the owner's values); a change recomputes both.
+            IF TG_OP = 'UPDATE' OR NEW.priority IS NULL THEN
                 NEW.priority := {{priority_function}}(NEW.event_type, NEW.source, NEW.aggregate_id);
+            END IF;
+            IF TG_OP = 'UPDATE' OR NEW.bucket IS NULL THEN
                 NEW.bucket := inbox.inbox_bucket(NEW.aggregate_id);
             END IF;
             RETURN NEW;
         END;
         $body$
         $f$, v_values);
+    PERFORM inbox.create_trigger_if_missing(c, c.inbox_name || '_derive',
+        'CREATE TRIGGER {{trigger}} BEFORE INSERT ON {{table}} FOR EACH ROW '
+        'WHEN (NEW.priority IS NULL OR NEW.bucket IS NULL) EXECUTE FUNCTION {{function}}()', v_values);
+    PERFORM inbox.create_trigger_if_missing(c, c.inbox_name || '_derive_on_update',
+        'CREATE TRIGGER {{trigger}} BEFORE UPDATE OF event_type, source, aggregate_id ON {{table}} '
+        'FOR EACH ROW EXECUTE FUNCTION {{function}}()', v_values);
+END;
+$$;
+
+-- Creates one trigger on the inbox's table from a template unless the table has a trigger of that
+-- name ({{trigger}} is its quoted name). CREATE OR REPLACE TRIGGER would lock the table against
+-- producers until the installing transaction ends, even with nothing to change.
+CREATE OR REPLACE FUNCTION inbox.create_trigger_if_missing(c inbox.inbox_config, p_trigger text, p_template text, p_values jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_trigger t
-                   WHERE t.tgrelid = inbox.inbox_table(c)::regclass AND t.tgname = c.inbox_name || '_derive') THEN
-        EXECUTE inbox.sql_template(
-            'CREATE TRIGGER {{insert_trigger}} BEFORE INSERT ON {{table}} FOR EACH ROW '
-            'WHEN (NEW.priority IS NULL OR NEW.bucket IS NULL) EXECUTE FUNCTION {{function}}()', v_values);
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM pg_trigger t
-                   WHERE t.tgrelid = inbox.inbox_table(c)::regclass AND t.tgname = c.inbox_name || '_derive_on_update') THEN
-        EXECUTE inbox.sql_template(
-            'CREATE TRIGGER {{update_trigger}} BEFORE UPDATE OF event_type, source, aggregate_id ON {{table}} '
-            'FOR EACH ROW EXECUTE FUNCTION {{function}}()', v_values);
+                   WHERE t.tgrelid = inbox.inbox_table(c)::regclass AND t.tgname = p_trigger) THEN
+        EXECUTE inbox.sql_template(p_template, p_values || jsonb_build_object('trigger', format('%I', p_trigger)));
     END IF;
 END;
 $$;
@@ -305,14 +311,13 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF NOT (c.managed OR c.notify_trigger) OR EXISTS (SELECT 1 FROM pg_trigger t
-            WHERE t.tgrelid = inbox.inbox_table(c)::regclass AND t.tgname = c.inbox_name || '_notify') THEN
+    IF NOT (c.managed OR c.notify_trigger) THEN
         RETURN;
     END IF;
-    EXECUTE inbox.sql_template(
+    PERFORM inbox.create_trigger_if_missing(c, c.inbox_name || '_notify',
         'CREATE TRIGGER {{trigger}} AFTER INSERT ON {{table}} FOR EACH STATEMENT '
         'EXECUTE FUNCTION inbox.notify_inbox_insert({{channel}}, {{inbox}})',
-        jsonb_build_object('trigger', format('%I', c.inbox_name || '_notify'), 'table', inbox.inbox_table(c),
+        jsonb_build_object('table', inbox.inbox_table(c),
             'channel', format('%L', c.notify_channel), 'inbox', format('%L', c.inbox_name)));
 END;
 $$;
