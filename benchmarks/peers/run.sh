@@ -10,8 +10,10 @@
 #   --out FILE    where the table goes (default benchmarks/peers/results-DATE.md); also printed
 #   --skip-build  use the benchmarks jar already built (benchmarks/target/benchmarks.jar)
 # Environment:
-#   PGMQ_SQL=/path/to/pgmq.sql  pgmq's plain SQL (it is not in any package registry; without it pgmq
-#                               is skipped and the table says why)
+#   PGMQ_SQL=/path/to/pgmq.sql  pgmq's extension script (pgmq-extension/sql/pgmq.sql of a pgmq release;
+#                               it is not in any package registry): installed as the extension pgmq
+#                               (needs root to write PostgreSQL's extension directory). Without it
+#                               pgmq is skipped and the table says why
 #   BENCH_PG_PORT (55432), BENCH_PG_DATA (/tmp/inbox-bench-peers): the cluster, see pg15-cluster.sh
 #   PEERS_TIMEOUT (300): seconds one measurement may take before it is stopped and reported failed
 # Needs: PostgreSQL 15 server binaries, Java 17, Node.js >= 20 with npm; PgQ is installed from Debian
@@ -62,11 +64,14 @@ if [ ! -f "$sharedir/extension/pgq.control" ]; then
     skipped[pgq]="PgQ is not installed: run apt-get install postgresql-15-pgq3 as root"
   fi
 fi
+. benchmarks/peers/pgmq.sh
 if [ -z "${PGMQ_SQL:-}" ]; then
-  skipped[pgmq]="no registry ships pgmq's SQL: set PGMQ_SQL to pgmq's plain SQL file to include it"
+  skipped[pgmq]="no registry ships pgmq's SQL: set PGMQ_SQL to pgmq's extension script to include it"
 elif [ ! -r "$PGMQ_SQL" ]; then
   echo "PGMQ_SQL=$PGMQ_SQL is not a readable file" >&2
   exit 1
+elif ! why=$(pgmq_install "$PGMQ_SQL" "$sharedir"); then
+  skipped[pgmq]=$why
 fi
 echo "installing graphile-worker and pg-boss from npm (benchmarks/peers/node)" >&2
 (cd benchmarks/peers/node && npm ci --no-audit --no-fund --silent)
@@ -83,7 +88,7 @@ for db in peers_pgmq peers_pgq peers_pgboss peers_graphile peers_graphile_queues
   psql_to postgres -c "CREATE DATABASE $db"
 done
 [ -n "${skipped[pgq]:-}" ] || psql_to peers_pgq -c "CREATE EXTENSION pgq"
-[ -n "${skipped[pgmq]:-}" ] || psql_to peers_pgmq -f "$PGMQ_SQL" >"$logs/pgmq-install.log"
+[ -n "${skipped[pgmq]:-}" ] || psql_to peers_pgmq -c "CREATE EXTENSION pgmq VERSION 'peers'"
 
 # --- measurements ----------------------------------------------------------------------------------
 declare -A result=()

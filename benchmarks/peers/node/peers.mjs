@@ -56,8 +56,10 @@ const pgmq = {
     await client.query("SELECT pgmq.drop_queue($1) FROM pgmq.list_queues() WHERE queue_name = $1", [name]);
     await client.query("SELECT pgmq.create($1)", [name]);
   },
+  // One payload per message on the wire, as a producer sends them (and as every other peer here
+  // does): array_fill of a single payload would skip sending and parsing all but one of them.
   async send(client, name, count) {
-    await client.query("SELECT pgmq.send_batch($1, array_fill($2::jsonb, ARRAY[$3::int]))", [name, PAYLOAD, count]);
+    await client.query("SELECT pgmq.send_batch($1, $2::jsonb[])", [name, range(0, count).map(() => PAYLOAD)]);
   },
   async produce(count) {
     return withClient(async (client) => {
@@ -98,7 +100,12 @@ const pgq = {
   },
   async insert(client, name, first, count) {
     const types = range(first, count).map(eventType);
-    await client.query("SELECT count(pgq.insert_event($1, t, $2)) FROM unnest($3::text[]) t", [name, PAYLOAD, types]);
+    const payloads = types.map(() => PAYLOAD); // one per event on the wire, as pgmq's above
+    await client.query("SELECT count(pgq.insert_event($1, e.t, e.d)) FROM unnest($2::text[], $3::text[]) e (t, d)", [
+      name,
+      types,
+      payloads,
+    ]);
   },
   async produce(count) {
     return withClient(async (client) => {
