@@ -98,11 +98,16 @@ AS $$ SELECT format('inbox.%I', p_config.inbox_name || '_retry_state') $$;
 -- insert, so it must stay inlinable: no SET search_path (that would stop inlining). Its
 -- SQL-standard body is parsed once, at install, under the install's pinned search_path, and names
 -- every function, operator and type by schema.
+-- A NULL id's bucket is a constant, 217 (md5('') begins d41d8cd9): no md5 per row for messages
+-- without an aggregate, which is most of a plain inbox's (an md5 is ~1 us, about a tenth of an
+-- insert's server time: docs/performance.md, "Produce"). SqlPartitionFunctionTest checks the
+-- constant against the md5 of ''.
 CREATE OR REPLACE FUNCTION inbox.inbox_bucket(p_aggregate_id text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN (('x' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.md5(COALESCE(p_aggregate_id, '')), 1, 8))
-        ::pg_catalog.bit(32)::pg_catalog.int4) OPERATOR(pg_catalog.&) 1023;
+RETURN CASE WHEN p_aggregate_id IS NULL THEN 217
+            ELSE (('x' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.md5(p_aggregate_id), 1, 8))
+                  ::pg_catalog.bit(32)::pg_catalog.int4) OPERATOR(pg_catalog.&) 1023 END;
 
 -- The worker (0 .. p_total_workers-1) that owns a bucket.
 CREATE OR REPLACE FUNCTION inbox.inbox_bucket_owner(p_bucket integer, p_total_workers integer)

@@ -160,6 +160,23 @@ class SqlPartitionFunctionTest extends InboxTestSupport {
     assertThat(sqlMoved).isEqualTo(javaMoved);
   }
 
+  /**
+   * send_<name> and the derive trigger compute the bucket of every message inserted: the function
+   * must be inlined into their statements (a SET clause would stop that and cost a function call
+   * per row), and a NULL id must not cost an md5 (most messages of a plain inbox have no
+   * aggregate).
+   */
+  @Test
+  void the_bucket_function_is_inlined_and_hashes_no_null_id() {
+    String plan =
+        String.join(
+            "\n",
+            strings(
+                "EXPLAIN (VERBOSE, COSTS OFF) SELECT inbox.inbox_bucket(t.id)"
+                    + " FROM (VALUES ('order-42'), (NULL)) t (id)"));
+    assertThat(plan).doesNotContain("inbox_bucket").contains("IS NULL) THEN 217");
+  }
+
   @Test
   void the_bucket_mask_has_the_bits_of_exactly_the_given_buckets() {
     assertThat(
