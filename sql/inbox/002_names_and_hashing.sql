@@ -91,7 +91,7 @@ AS $$ SELECT format('inbox.%I', p_config.inbox_name || '_retry_state') $$;
 
 -- Partitioning: every aggregate id hashes to one of 1024 fixed buckets, and buckets are
 -- assigned to workers by rendezvous (highest random weight) hashing. Both steps use md5,
--- which is the same on every PostgreSQL version and in Java (see PartitionHash.java).
+-- which is the same on every PostgreSQL version and in Java (dev.pginbox.inbox.Partitioning).
 -- Growing the worker count from N to N+1 moves only the buckets the new worker wins:
 -- about 1/(N+1) of them. A NULL aggregate id hashes like the empty string.
 -- send_<name> and the trigger function derive_<name> compute the column "bucket" with it on every
@@ -99,9 +99,9 @@ AS $$ SELECT format('inbox.%I', p_config.inbox_name || '_retry_state') $$;
 -- SQL-standard body is parsed once, at install, under the install's pinned search_path, and names
 -- every function, operator and type by schema.
 -- A NULL id's bucket is a constant, 217 (md5('') begins d41d8cd9): no md5 per row for messages
--- without an aggregate, which is most of a plain inbox's (an md5 is ~1 us, about a tenth of an
--- insert's server time: docs/performance.md, "Produce"). SqlPartitionFunctionTest checks the
--- constant against the md5 of ''.
+-- without an aggregate, common in a plain inbox (an md5 is ~1 us, about a tenth of an insert's
+-- server time: docs/performance.md, "Produce"). SqlPartitionFunctionTest checks the constant
+-- against the md5 of '' and that the function is still inlined.
 CREATE OR REPLACE FUNCTION inbox.inbox_bucket(p_aggregate_id text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
