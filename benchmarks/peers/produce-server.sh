@@ -2,14 +2,15 @@
 # The server's side of producing, ours against pgmq, with no client in between (docs/benchmarks.md,
 # "Peers"): pgbench calls inbox.send_<name> and pgmq.send_batch with the same messages built on the
 # server (~100-byte JSON payloads parsed from text, one per message; ours also gets an event id, a
-# type, a source and one of 1,000 aggregate ids per message), 100 and 1,000 per call, one client,
-# the two alternating (ABBA) on one fresh PostgreSQL 15 like run-pg15.sh starts. Prints a Markdown
-# table: messages/s and the whole machine's CPU time per message (pgbench included).
+# type, a source and one of 1,000 aggregate ids per message, or, as "ours-plain", no aggregate id,
+# like pgmq's messages), 100 and 1,000 per call, one client, the three alternating (ABCCBA) on one
+# fresh PostgreSQL 15 like run-pg15.sh starts. Prints a Markdown table: messages/s and the whole
+# machine's CPU time per message (pgbench included).
 #
 #   PGMQ_SQL=/path/to/pgmq.sql benchmarks/peers/produce-server.sh [--seconds S] [--rounds R]
 #
 #   --seconds S   length of one measurement (default 15)
-#   --rounds R    ABBA rounds per batch size (default 1: four measurements)
+#   --rounds R    ABCCBA rounds per batch size (default 1: six measurements)
 # Environment: PGMQ_SQL (required, see benchmarks/peers/pgmq.sh); BENCH_PG_PORT (55432),
 # BENCH_PG_DATA (/tmp/inbox-bench-produce-server): the cluster, see pg15-cluster.sh.
 set -euo pipefail
@@ -48,13 +49,16 @@ scripts=$(mktemp -d /tmp/inbox-produce-server.XXXXXX)
 payload='{"order":"ORD-000000","amount":4999,"currency":"EUR","customer":"C-12345","note":"abcdefghij"}'
 for n in 100 1000; do
   # Event ids unique across calls: the call's number from a sequence, then the position.
-  cat >"$scripts/ours-$n.sql" <<SQL
+  for peer in ours ours-plain; do
+    aggregates="array(SELECT 'agg-' || (g % 1000) FROM generate_series(1, $n) g)"
+    [ "$peer" = ours ] || aggregates=NULL
+    cat >"$scripts/$peer-$n.sql" <<SQL
 SELECT inbox.send_bench(
   array(SELECT b.n || '-' || g FROM generate_series(1, $n) g, (SELECT nextval('batch_number') AS n) b),
-  array_fill('order.placed'::text, ARRAY[$n]), array_fill('bench'::text, ARRAY[$n]),
-  array(SELECT 'agg-' || (g % 1000) FROM generate_series(1, $n) g),
+  array_fill('order.placed'::text, ARRAY[$n]), array_fill('bench'::text, ARRAY[$n]), $aggregates,
   array_fill('$payload'::text, ARRAY[$n])::jsonb[], NULL);
 SQL
+  done
   echo "SELECT count(*) FROM pgmq.send_batch('bench', array_fill('$payload'::text, ARRAY[$n])::jsonb[]);" \
     >"$scripts/pgmq-$n.sql"
 done
@@ -64,7 +68,7 @@ echo "| per call | peer | messages/s | CPU per message (whole machine) | load be
 echo "|---|---|---|---|---|"
 for n in 100 1000; do
   for ((round = 0; round < rounds; round++)); do
-    for peer in ours pgmq pgmq ours; do
+    for peer in ours ours-plain pgmq pgmq ours-plain ours; do
       psql_to produce -c "CHECKPOINT"
       load=$(cut -d' ' -f1 /proc/loadavg)
       before=$(busy)
