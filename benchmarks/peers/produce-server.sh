@@ -75,6 +75,7 @@ for n in 100 1000; do
       tps=$("$bin/pgbench" -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c 1 -T "$seconds" \
         -f "$scripts/$peer-$n.sql" produce 2>&1 | sed -n 's/^tps = \([0-9.]*\) (without.*/\1/p')
       after=$(busy)
+      [ -n "$tps" ] || { echo "pgbench failed on $peer-$n.sql" >&2; exit 1; }
       awk -v n="$n" -v peer="$peer" -v tps="$tps" -v ticks=$((after - before)) -v s="$seconds" -v load="$load" \
         'BEGIN { printf "| %d | %s | %.0f | %.1f us | %s |\n", n, peer, tps * n, ticks * 10000 / (tps * n * s), load }'
     done
