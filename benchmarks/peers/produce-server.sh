@@ -39,7 +39,6 @@ fi
 
 export BENCH_PG_DATA=${BENCH_PG_DATA:-/tmp/inbox-bench-produce-server}
 . benchmarks/pg15-cluster.sh
-psql_to() { psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U postgres -d "$1" "${@:2}"; }
 psql_to postgres -c "CREATE DATABASE produce"
 psql_to produce -f sql/inbox/install.sql >/dev/null
 psql_to produce -c "CREATE EXTENSION pgmq VERSION 'peers'" -c "SELECT pgmq.create('bench')" \

@@ -83,7 +83,6 @@ fi
 # --- one fresh PostgreSQL 15, stopped when this script exits ------------------------------------------
 export BENCH_PG_DATA=${BENCH_PG_DATA:-/tmp/inbox-bench-peers}
 . benchmarks/pg15-cluster.sh
-psql_to() { psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U postgres -d "$1" "${@:2}"; }
 for db in peers_pgmq peers_pgq peers_pgboss peers_graphile peers_graphile_queues; do
   psql_to postgres -c "CREATE DATABASE $db"
 done
