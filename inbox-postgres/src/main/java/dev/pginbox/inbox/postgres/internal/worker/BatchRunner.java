@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one batch in one transaction of the boundary: the claim (one statement that also marks the
- * messages processed), the handler, the failed attempts recorded with one statement, the commit;
- * and says how it ended as a {@link BatchOutcome}. On the success path that is two round trips per
- * batch whatever its size: the claim and the commit. One per processor thread.
+ * messages processed and sets the savepoint of the handler's first part), the handler, the failed
+ * attempts recorded with one statement, the commit; and says how it ended as a {@link
+ * BatchOutcome}. On the success path that is two round trips per batch whatever its size, the claim
+ * and the commit, plus the handler's own statements. One per processor thread.
  */
 final class BatchRunner {
 
@@ -288,7 +289,8 @@ final class BatchRunner {
     // Counted in kept batches: a claim given back (short of its minimum) keeps the turn.
     int every = ctx.options().lowerPriorityEvery();
     ps.setBoolean(6, every > 0 && (kept + 1) % every == 0);
-    try (ResultSet rs = ps.executeQuery()) {
+    ps.execute(); // the claimed rows, then the savepoint's status
+    try (ResultSet rs = ps.getResultSet()) {
       return MessageRows.readAll(rs);
     }
   }

@@ -103,7 +103,7 @@ final class HandlerCalls {
                   error != null
                       ? Failure.of(m.eventId(), error)
                       : Failure.of(m.eventId(), outcome));
-      if (!batch.endPart(succeeded, failure, id, i == messages.size() - 1)) {
+      if (!batch.endPart(succeeded, failure, id)) {
         return false;
       }
       if (succeeded) {
@@ -141,11 +141,11 @@ final class HandlerCalls {
       }
       boolean ended;
       if (error == null) {
-        ended = batch.endPart(true, outcomes(part, result, tally), ids, parts.isEmpty());
+        ended = batch.endPart(true, outcomes(part, result, tally), ids);
       } else if (part.size() == 1) {
-        ended = batch.endPart(false, List.of(Failure.of(ids.get(0), error)), ids, parts.isEmpty());
+        ended = batch.endPart(false, List.of(Failure.of(ids.get(0), error)), ids);
       } else {
-        ended = batch.endPart(false, List.of(), List.of(), false);
+        ended = batch.endPart(false, List.of(), List.of());
         int half = (part.size() + 1) / 2;
         parts.addFirst(part.subList(half, part.size()));
         parts.addFirst(part.subList(0, half));

@@ -2,7 +2,7 @@ package dev.pginbox.inbox.postgres.internal.worker;
 
 import dev.pginbox.inbox.InboxException;
 import java.sql.SQLException;
-import java.sql.Savepoint;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -26,6 +26,16 @@ final class InFlightBatch {
 
   static final String SAVEPOINT = "inbox_part";
 
+  /** Where the savepoint {@value #SAVEPOINT} stands. */
+  private enum Savepoint {
+    /** At the start of the running part: rolling back to it undoes that part's writes only. */
+    AT_PART_START,
+    /** Before writes that were kept: never rolled back to; released with the next one. */
+    BEFORE_KEPT_WORK,
+    /** A statement setting or rolling back to it failed (the transaction is aborted). */
+    UNKNOWN
+  }
+
   private enum State {
     HANDLING,
     FINISHING,
@@ -47,7 +57,8 @@ final class InFlightBatch {
   private final List<Failure> failures = new ArrayList<>();
   private final Set<String> finished = new HashSet<>();
   private List<String> part = List.of();
-  private Savepoint savepoint;
+  private Savepoint savepoint = Savepoint.AT_PART_START; // set by the claim's statement
+  private boolean partWrites;
   private volatile long partStartNanos = System.nanoTime();
 
   InFlightBatch(List<String> eventIds, WorkerConnection connection, Thread thread) {
@@ -62,7 +73,7 @@ final class InFlightBatch {
       return false;
     }
     part = List.copyOf(ids);
-    savepoint = null;
+    partWrites = false;
     partStartNanos = System.nanoTime();
     if (eager) {
       ensureSavepoint();
@@ -70,43 +81,58 @@ final class InFlightBatch {
     return true;
   }
 
-  /** Sets the part's savepoint before the handler's first write (see {@link PartTransaction}). */
+  /**
+   * Before the handler's first write in a part (see {@link PartTransaction}): makes sure the
+   * savepoint marks the start of the part. After the claim (whose statement sets it), after a part
+   * that was rolled back and after parts that wrote nothing, it does already: no round trip. After
+   * a part whose writes were kept, the old savepoint is released and a new one set in one round
+   * trip.
+   */
   synchronized void ensureSavepoint() throws SQLException {
     if (takenAway()) {
       throw new InboxException(
           "the batch passed its processing timeout or the worker stopped", null);
     }
-    if (savepoint == null) {
-      savepoint = connection.connection().setSavepoint(SAVEPOINT);
+    partWrites = true;
+    if (savepoint != Savepoint.AT_PART_START) {
+      boolean release = savepoint == Savepoint.BEFORE_KEPT_WORK;
+      savepoint = Savepoint.UNKNOWN;
+      execute((release ? "RELEASE SAVEPOINT " + SAVEPOINT + "; " : "") + "SAVEPOINT " + SAVEPOINT);
+      savepoint = Savepoint.AT_PART_START;
     }
   }
 
   /**
    * Ends the current part: keeps its writes or rolls them back, adds its failures and marks {@code
    * done} finished (a part given back for a retry in pieces finishes nothing). False when the batch
-   * was taken away meanwhile. The last part's kept savepoint is not released: nothing rolls back to
-   * it any more, and the batch's commit releases it, so the release would only add a round trip to
-   * every batch. Earlier parts release theirs, so savepoints never nest.
+   * was taken away meanwhile. Keeping costs no round trip: the savepoint is released when the next
+   * part needs one (in the same round trip as the new one) or by the batch's commit. A rolled-back
+   * part's savepoint marks the start of the next part as well.
    */
-  synchronized boolean endPart(
-      boolean keep, List<Failure> partFailures, List<String> done, boolean lastPart)
+  synchronized boolean endPart(boolean keep, List<Failure> partFailures, List<String> done)
       throws SQLException {
     if (takenAway()) {
       return false;
     }
-    if (savepoint != null) {
-      if (!keep) {
-        connection.connection().rollback(savepoint);
+    if (partWrites && savepoint == Savepoint.AT_PART_START) {
+      if (keep) {
+        savepoint = Savepoint.BEFORE_KEPT_WORK;
+      } else {
+        savepoint = Savepoint.UNKNOWN;
+        execute("ROLLBACK TO SAVEPOINT " + SAVEPOINT);
+        savepoint = Savepoint.AT_PART_START;
       }
-      if (!keep || !lastPart) {
-        connection.connection().releaseSavepoint(savepoint);
-      }
-      savepoint = null;
     }
     failures.addAll(partFailures);
     finished.addAll(done);
     part = List.of();
     return true;
+  }
+
+  private void execute(String sql) throws SQLException {
+    try (Statement s = connection.connection().createStatement()) {
+      s.execute(sql);
+    }
   }
 
   /** The failures of the parts so far (the processor records them when it finishes). */
@@ -121,7 +147,8 @@ final class InFlightBatch {
         untouched.add(id);
       }
     }
-    return new Progress(List.copyOf(failures), part, savepoint != null, untouched);
+    return new Progress(
+        List.copyOf(failures), part, savepoint == Savepoint.AT_PART_START, untouched);
   }
 
   /** When the running part started (System.nanoTime): the timeout counts from there. */

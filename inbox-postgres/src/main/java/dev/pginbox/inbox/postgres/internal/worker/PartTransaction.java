@@ -8,11 +8,11 @@ import org.jdbi.v3.core.Handle;
 
 /**
  * The transaction handed to a handler for one part of a batch (a message, or a batch handler's
- * messages). The part's savepoint is set when the handler first unwraps the transaction: with the
- * worker's own connections every database write goes through {@link #unwrap}, so a handler that
- * never touches the database needs no savepoint, and the success path costs no round trip per
- * message. (With a {@link dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary} the handler may
- * write through its framework instead, so the savepoint is set before the part begins.)
+ * messages). The part's savepoint is made sure of when the handler first unwraps the transaction
+ * ({@link InFlightBatch#ensureSavepoint}): with the worker's own connections every database write
+ * goes through {@link #unwrap}, so a part that never touches the database needs no savepoint of its
+ * own. (With a {@link dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary} the handler may
+ * write through its framework instead, so it is made sure of before the part begins.)
  */
 final class PartTransaction implements InboxTransaction {
 

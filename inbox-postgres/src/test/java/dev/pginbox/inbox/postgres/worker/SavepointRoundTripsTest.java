@@ -1,0 +1,193 @@
+package dev.pginbox.inbox.postgres.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pginbox.inbox.BatchHandler;
+import dev.pginbox.inbox.BatchResult;
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.MessageHandler;
+import dev.pginbox.inbox.Outcome;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
+import java.io.FilterOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.SocketFactory;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The savepoint that lets a failed or timed-out part undo the handler's writes: the claim's
+ * statement sets it for the batch's first part, so a handler that writes pays no round trip for it;
+ * a later part that writes after a part whose writes were kept pays one (release and set together).
+ * Round trips are counted as flushes of the connection's socket (pgJDBC flushes once per round
+ * trip), over one {@code runOnce}: one connection, one batch. And the savepoints still undo exactly
+ * what they must.
+ */
+class SavepointRoundTripsTest extends WorkerTestSupport {
+
+  @Test
+  void a_batch_handler_that_writes_pays_only_for_its_own_statement() {
+    int quiet = roundTrips(batchHandler(false), 5);
+    int writing = roundTrips(batchHandler(true), 5);
+    assertThat(writing - quiet).as("round trips a handler's one INSERT adds").isEqualTo(1);
+  }
+
+  @Test
+  void a_message_handler_pays_one_round_trip_per_savepoint_after_the_first_message() {
+    int quiet = roundTrips(messageHandler(false), 3);
+    int writing = roundTrips(messageHandler(true), 3);
+    // Three INSERTs; the first message's savepoint came with the claim, each later one releases
+    // the previous and sets its own in one round trip (before: a SAVEPOINT per message and a
+    // RELEASE per message but the last, 8).
+    assertThat(writing - quiet).isEqualTo(3 + 2);
+  }
+
+  @Test
+  void failed_parts_are_rolled_back_to_their_own_start_and_kept_parts_stay() {
+    String inbox = newInbox("savepoints");
+    insert(inbox, "m", 0, 6, 6);
+    // m-0 writes and succeeds, m-1 fails without writing, m-2 writes and fails, m-3 writes and
+    // succeeds right after that rollback, m-4 fails without writing, m-5 writes and succeeds.
+    MessageHandler handler =
+        (m, tx) -> {
+          int n = Integer.parseInt(m.eventId().substring(2));
+          if (n != 1 && n != 4) {
+            recordHandled(tx.unwrap(Handle.class), inbox, m.eventId(), "w", m.aggregateId());
+          }
+          if (n == 1 || n == 2 || n == 4) {
+            throw new IllegalStateException("fails " + m.eventId());
+          }
+          return Outcome.processed();
+        };
+    InboxWorker worker =
+        PostgresInboxWorker.builder(dataSource(), options(inbox, false).build())
+            .handler(handler)
+            .build();
+    assertThat(worker.runOnce()).isEqualTo(6);
+    assertThat(
+            strings(
+                "SELECT string_agg(event_id, ',' ORDER BY event_id) FROM " + inbox + "_handled"))
+        .isEqualTo("m-0,m-3,m-5");
+    assertThat(
+            strings(
+                "SELECT string_agg(event_id || ':' || retry_count, ',' ORDER BY event_id) FROM inbox."
+                    + inbox))
+        .isEqualTo("m-0:0,m-1:1,m-2:1,m-3:0,m-4:1,m-5:0");
+  }
+
+  private static BatchHandler batchHandler(boolean writes) {
+    return (batch, tx) -> {
+      if (writes) {
+        tx.unwrap(Handle.class)
+            .execute(
+                "INSERT INTO savepoint_writes SELECT count(*) FROM generate_series(1, ?)",
+                batch.size());
+      }
+      return BatchResult.allProcessed();
+    };
+  }
+
+  private static MessageHandler messageHandler(boolean writes) {
+    return (m, tx) -> {
+      if (writes) {
+        tx.unwrap(Handle.class).execute("INSERT INTO savepoint_writes VALUES (1)");
+      }
+      return Outcome.processed();
+    };
+  }
+
+  private static int roundTrips(Object handler, int messages) {
+    execute("CREATE TABLE IF NOT EXISTS savepoint_writes (n bigint)");
+    String inbox = newInbox("trips");
+    insert(inbox, "m", 0, messages, messages);
+    PostgresInboxWorker.Builder builder =
+        PostgresInboxWorker.builder(counted(), options(inbox, false).build());
+    InboxWorker worker =
+        handler instanceof BatchHandler b
+            ? builder.batchHandler(b).build()
+            : builder.handler((MessageHandler) handler).build();
+    int before = CountingSocketFactory.FLUSHES.get();
+    assertThat(worker.runOnce()).isEqualTo(messages);
+    return CountingSocketFactory.FLUSHES.get() - before;
+  }
+
+  private static DataSource counted() {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setUrl(DB.jdbcUrl());
+    if (DB.user() != null) {
+      ds.setUser(DB.user());
+    }
+    if (DB.password() != null) {
+      ds.setPassword(DB.password());
+    }
+    ds.setSslMode("disable"); // flushes of the plain socket, not of a TLS layer on top of it
+    ds.setSocketFactory(CountingSocketFactory.class.getName());
+    return ds;
+  }
+
+  private static String strings(String query) {
+    try (Handle h = JDBI.open()) {
+      return h.createQuery(query).mapTo(String.class).one();
+    }
+  }
+
+  /** Sockets whose output streams count their flushes (pgJDBC instantiates it by name). */
+  public static final class CountingSocketFactory extends SocketFactory {
+
+    static final AtomicInteger FLUSHES = new AtomicInteger();
+
+    public CountingSocketFactory() {}
+
+    @Override
+    public Socket createSocket() {
+      return new Socket() {
+        private OutputStream counting;
+
+        @Override
+        public synchronized OutputStream getOutputStream() throws IOException {
+          if (counting == null) {
+            counting =
+                new FilterOutputStream(super.getOutputStream()) {
+                  @Override
+                  public void write(byte[] b, int off, int len) throws IOException {
+                    out.write(b, off, len);
+                  }
+
+                  @Override
+                  public void flush() throws IOException {
+                    FLUSHES.incrementAndGet();
+                    super.flush();
+                  }
+                };
+          }
+          return counting;
+        }
+      };
+    }
+
+    @Override
+    public Socket createSocket(String host, int port) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Socket createSocket(String host, int port, InetAddress local, int localPort) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Socket createSocket(InetAddress host, int port) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Socket createSocket(InetAddress address, int port, InetAddress local, int localPort) {
+      throw new UnsupportedOperationException();
+    }
+  }
+}
