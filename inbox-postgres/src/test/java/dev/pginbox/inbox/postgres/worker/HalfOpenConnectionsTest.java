@@ -2,6 +2,7 @@ package dev.pginbox.inbox.postgres.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.Outcome;
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * Every connection of a listening worker goes half-open at once (a NAT or firewall forgot them:
  * nothing arrives, nothing is closed, no error). The idle connection check finds them out and the
  * worker reconnects: a message sent afterwards is handled, and the next one by notification again,
- * not by a poll.
+ * not by a poll. And a worker whose maintenance connection went silent in the middle of a statement
+ * still stops.
  */
 class HalfOpenConnectionsTest extends WorkerTestSupport {
 
@@ -58,6 +60,35 @@ class HalfOpenConnectionsTest extends WorkerTestSupport {
       insert(inbox, "c", 0, 1, 1);
       await().atMost(Duration.ofSeconds(10)).until(() -> handled(inbox) == 3);
       assertThat(worker.isHealthy()).isTrue();
+    }
+  }
+
+  @Test
+  void a_worker_whose_maintenance_connection_went_silent_still_stops() throws Exception {
+    String inbox = newInbox("halfopenstop");
+    try (CountingProxy proxy = new CountingProxy(DB.port())) {
+      InboxWorker worker =
+          PostgresInboxWorker.builder(
+                  DB.withPort(proxy.port()).dataSource(),
+                  options(inbox, false).shutdownGrace(Duration.ofSeconds(1)).build())
+              .gaugeInterval(Duration.ofMillis(100))
+              .handler((m, tx) -> Outcome.processed())
+              .build();
+      worker.start();
+      insert(inbox, "a", 0, 1, 1);
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NOT NULL")
+                      == 1);
+
+      proxy.silenceAll();
+      // The next gauge refresh (every 100 ms) waits for an answer that never comes; the stop
+      // announced the worker's end on that same connection, behind it, for a quarter of an hour.
+      Thread.sleep(500);
+      assertTimeoutPreemptively(Duration.ofSeconds(30), worker::stop);
+      assertThat(worker.isRunning()).isFalse();
     }
   }
 }

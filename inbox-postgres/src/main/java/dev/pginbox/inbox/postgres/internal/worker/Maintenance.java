@@ -3,6 +3,7 @@ package dev.pginbox.inbox.postgres.internal.worker;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,11 +21,19 @@ final class Maintenance {
    */
   private static final int MAX_BATCHES_PER_SWEEP = 100;
 
+  /**
+   * How long a statement of this thread waits for its answer: a gauge query or a retention batch
+   * takes milliseconds to seconds on a large inbox, and a half-open connection would otherwise hold
+   * this thread (and the worker's stop, which announces on this connection) for the kernel's
+   * retransmission time, a quarter of an hour.
+   */
+  static final Duration ANSWER = Duration.ofMinutes(1);
+
   private final WorkerContext ctx;
   private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
       new com.fasterxml.jackson.databind.ObjectMapper();
 
-  private WorkerConnection wc;
+  private volatile WorkerConnection wc;
   private volatile boolean purgeMissingLogged;
   private final String announcement;
   private volatile boolean announceMissing;
@@ -144,7 +153,8 @@ final class Maintenance {
 
   private WorkerConnection connection() throws SQLException {
     if (wc == null) {
-      wc = WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "maintenance");
+      wc =
+          WorkerConnection.open(ctx.jdbi(), ctx.inbox(), true, "maintenance").answersWithin(ANSWER);
     }
     return wc;
   }
@@ -158,6 +168,17 @@ final class Maintenance {
     if (wc != null) {
       wc.close();
       wc = null;
+    }
+  }
+
+  /**
+   * From another thread, while a task may still wait on the connection: closes its socket (the
+   * waiting statement fails at once, the server rolls back).
+   */
+  void abort() {
+    WorkerConnection c = wc;
+    if (c != null) {
+      c.abort();
     }
   }
 }
