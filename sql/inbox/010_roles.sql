@@ -414,6 +414,22 @@ $$;
 -- The per-row function of earlier versions.
 DROP FUNCTION IF EXISTS inbox.may_coordinate(text);
 
+-- The audit trail names the rows, groups and errors operators acted on, so a role given one inbox
+-- (inbox.grant_inbox ... 'operator' or 'reader') reads the rows of the inboxes whose table it may
+-- read, not those of the others. Members of the group roles inbox_operator and inbox_reader, which
+-- get every inbox, read every row, those of dropped inboxes too. Written only by the owner (through
+-- the SECURITY DEFINER inbox.log_operator_action), whom row security does not restrict. The group
+-- test is uncorrelated (computed once per query); the per-inbox one reads the catalog row.
+ALTER TABLE inbox.operator_log ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS read_granted_inboxes ON inbox.operator_log;
+-- Bound when created, under this script's search_path (see the coordination tables' policies).
+CREATE POLICY read_granted_inboxes ON inbox.operator_log FOR SELECT USING (
+    EXISTS (SELECT 1 FROM pg_roles r
+            WHERE r.rolname IN ('inbox_operator', 'inbox_reader') AND pg_has_role(r.oid, 'USAGE'))
+    OR EXISTS (SELECT 1 FROM inbox.inbox_config c
+               WHERE c.inbox_name = operator_log.inbox_name
+                 AND has_table_privilege(format('%I.%I', c.table_schema, c.table_name), 'SELECT')));
+
 -- The schema-wide privileges of the group roles and of the roles of inbox.grant_inbox (again on
 -- every install: tables and functions added by an upgrade need them too). The per-inbox ones follow
 -- in 011_upgrade.sql, which rebuilds every inbox.

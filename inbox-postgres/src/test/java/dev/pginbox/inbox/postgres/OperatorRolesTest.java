@@ -68,6 +68,33 @@ class OperatorRolesTest extends InboxTestSupport {
   }
 
   @Test
+  void a_role_given_one_inbox_reads_the_audit_trail_of_that_inbox_only() throws SQLException {
+    manager.createInbox("audit_mine");
+    manager.createInbox("audit_theirs");
+    manager.createInbox("audit_gone");
+    manager.dropInbox("audit_gone", true);
+    Login perInbox = new LoginRoles(database).create("ops_one_inbox");
+    sql("SELECT inbox.grant_inbox('audit_mine', ?, 'operator')", perInbox.name());
+
+    assertThat(
+            perInbox.count(
+                "SELECT count(*) FROM inbox.inbox_operator_log(NULL, 1000) WHERE inbox_name = 'audit_mine'"))
+        .isPositive();
+    assertThat(
+            perInbox.count(
+                "SELECT count(*) FROM inbox.operator_log WHERE inbox_name IS DISTINCT FROM 'audit_mine'"))
+        .isZero();
+    // The group roles get every inbox, the dropped ones too.
+    for (Login group : new Login[] {operator, reader}) {
+      assertThat(
+              group.count(
+                  "SELECT count(DISTINCT inbox_name) FROM inbox.operator_log"
+                      + " WHERE inbox_name IN ('audit_mine', 'audit_theirs', 'audit_gone')"))
+          .isEqualTo(3);
+    }
+  }
+
+  @Test
   void a_consumer_announces_its_workers() throws SQLException {
     consumer.execute(
         "SELECT inbox.worker_announce('watched', 'c-1', '{\"assignment\": \"all\"}')",
