@@ -161,14 +161,18 @@ END;
 $$;
 
 -- Waits, at most p_timeout_ms, for the transaction that holds the first claimable aggregate head
--- (claim order, within p_buckets) to end, and says whether it ended (true) or there was nothing
--- to wait for or the time ran out (false). For a worker whose claim on an ordered inbox came back
--- empty because other workers hold the heads: it can claim again the moment a head is released
--- (its next message becomes the head) instead of sleeping until its next poll, and workers that
--- wake together share the heads between them. Call it in the transaction of the empty claim, which
--- holds nothing then; it locks nothing past its own return but briefly the head it tests (FOR
--- SHARE), and a free head means nothing to wait for. False at once on an unordered inbox or a
--- tracked table.
+-- (claim order, within p_buckets) to end, and says whether to claim again now (true: it ended, or
+-- the head is free already) or not (false: no head to wait for, or the time ran out). For a worker
+-- whose claim on an ordered inbox came back empty because other workers hold the heads: it can
+-- claim again the moment a head is released (its next message becomes the head) instead of
+-- sleeping until its next poll, and workers that wake together share the heads between them. A
+-- head that is free here was held when the claim looked: committed since, or locked for a moment
+-- by another claim (SKIP LOCKED skips a row another claim locks and then rejects) or by another
+-- worker's test below; claiming again takes it (until 2026-11-27 it meant "nothing to wait for",
+-- and the worker slept until its next poll with that head waiting: with polls an hour apart,
+-- OrderingAndPriorityTest stalled in about one run of 40). Call it in the transaction of the
+-- empty claim, which holds nothing then; it locks nothing past its own return but briefly the head
+-- it tests (FOR SHARE). False at once on an unordered inbox or a tracked table.
 CREATE OR REPLACE FUNCTION inbox.await_held_head(p_inbox text, p_timeout_ms integer, p_buckets integer[] DEFAULT NULL)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -208,7 +212,7 @@ BEGIN
     END IF;
     BEGIN
         EXECUTE format('SELECT 1 FROM %s m WHERE m.ctid = $1 FOR SHARE NOWAIT', v_table) USING v_head;
-        RETURN false;  -- nobody holds it
+        RETURN true;  -- nobody holds it now: claimable
     EXCEPTION WHEN lock_not_available THEN
         NULL;
     END;

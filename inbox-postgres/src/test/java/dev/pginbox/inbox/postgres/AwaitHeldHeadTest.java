@@ -114,9 +114,28 @@ class AwaitHeldHeadTest extends InboxTestSupport {
   }
 
   @Test
-  void nothing_to_wait_for_when_the_head_is_free_the_inbox_unordered_or_the_time_runs_out() {
+  void a_head_free_again_after_the_empty_claim_says_claim_again() {
+    orderedInbox("held_moment");
+    try (Handle locker = jdbi.open();
+        Handle worker = jdbi.open()) {
+      // Another claim, or another worker's test of the head, holds it for a moment: this claim
+      // skips it and comes back empty.
+      locker.begin();
+      locker.execute("SELECT 1 FROM inbox.held_moment WHERE event_id = 'held_moment-1' FOR SHARE");
+      worker.begin();
+      assertThat(claim(worker, "held_moment")).isEmpty();
+      locker.rollback();
+      // Free by the time the worker asks whether to wait: claim again, at once (it said "nothing
+      // to wait for", and the worker slept until its next poll with the head claimable).
+      assertThat(awaitHeldHead(worker, "held_moment", 60_000)).isTrue();
+      worker.rollback();
+    }
+    assertThat(claimAlone("held_moment")).containsExactly("held_moment-1");
+  }
+
+  @Test
+  void nothing_to_wait_for_on_an_unordered_inbox_or_when_the_time_runs_out() {
     orderedInbox("held_none");
-    assertThat(awaitAlone("held_none", 60_000)).isFalse();
 
     PostgresInbox plain = manager.createInbox("held_plain");
     plain.sendAll(List.of(NewMessage.of("p-1", "t", "a", null)));

@@ -55,7 +55,10 @@ final class BatchRunner {
   /** How long a timed-out batch's thread waits for its replacement to be done with the batch. */
   private final long releaseWaitNanos;
 
-  /** Batches this runner kept (claimed and not given back): every n-th skips the top priority. */
+  /**
+   * Turns of the priority rule: batches this runner kept (claimed and not given back) and empty
+   * claims that skipped the top priority. Every n-th claim skips the top priority.
+   */
   private long kept;
 
   /** The last connection's statements, kept while the boundary hands out the same connection. */
@@ -149,9 +152,16 @@ final class BatchRunner {
     WorkerConnection wc = statementsOn(connection);
     attempt.wc = wc;
     int[] buckets = ctx.scope().bucketsForClaim(wc);
+    boolean skipTop = skipsTopPriority();
     List<InboxMessage> messages =
-        buckets != null && buckets.length == 0 ? List.of() : claim(wc, limit, buckets);
+        buckets != null && buckets.length == 0 ? List.of() : claim(wc, limit, buckets, skipTop);
     if (messages.size() < Math.max(minimum, 1)) { // none, or short of the order's minimum
+      if (messages.isEmpty() && skipTop) {
+        // Nothing below the top priority was claimable (an ordered inbox's lower heads all held
+        // or blocked): the turn is used up, or the claim after a free head below would skip it
+        // again and again.
+        kept++;
+      }
       tracker.claimed(0);
       // Holding nothing, wait for a head another worker holds (ordered inboxes only).
       boolean released = messages.isEmpty() && awaitHeldHead(wc, buckets);
@@ -273,7 +283,13 @@ final class BatchRunner {
     return statements;
   }
 
-  private List<InboxMessage> claim(WorkerConnection wc, int limit, int[] buckets)
+  /** Counted in kept batches: a claim given back (short of its minimum) keeps the turn. */
+  private boolean skipsTopPriority() {
+    int every = ctx.options().lowerPriorityEvery();
+    return every > 0 && (kept + 1) % every == 0;
+  }
+
+  private List<InboxMessage> claim(WorkerConnection wc, int limit, int[] buckets, boolean skipTop)
       throws SQLException {
     PreparedStatement ps = wc.statement("claim");
     ps.setInt(1, limit);
@@ -286,9 +302,7 @@ final class BatchRunner {
     } else {
       ps.setLong(5, maxBytes);
     }
-    // Counted in kept batches: a claim given back (short of its minimum) keeps the turn.
-    int every = ctx.options().lowerPriorityEvery();
-    ps.setBoolean(6, every > 0 && (kept + 1) % every == 0);
+    ps.setBoolean(6, skipTop);
     ps.execute(); // the claimed rows, then the savepoint's status
     try (ResultSet rs = ps.getResultSet()) {
       return MessageRows.readAll(rs);
