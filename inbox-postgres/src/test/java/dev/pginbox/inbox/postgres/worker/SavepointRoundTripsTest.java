@@ -14,6 +14,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import javax.net.SocketFactory;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
@@ -32,15 +33,15 @@ class SavepointRoundTripsTest extends WorkerTestSupport {
 
   @Test
   void a_batch_handler_that_writes_pays_only_for_its_own_statement() {
-    int quiet = roundTrips(batchHandler(false), 5);
-    int writing = roundTrips(batchHandler(true), 5);
+    int quiet = roundTrips(b -> b.batchHandler(batchHandler(false)), 5);
+    int writing = roundTrips(b -> b.batchHandler(batchHandler(true)), 5);
     assertThat(writing - quiet).as("round trips a handler's one INSERT adds").isEqualTo(1);
   }
 
   @Test
   void a_message_handler_pays_one_round_trip_per_savepoint_after_the_first_message() {
-    int quiet = roundTrips(messageHandler(false), 3);
-    int writing = roundTrips(messageHandler(true), 3);
+    int quiet = roundTrips(b -> b.handler(messageHandler(false)), 3);
+    int writing = roundTrips(b -> b.handler(messageHandler(true)), 3);
     // Three INSERTs; the first message's savepoint came with the claim, each later one releases
     // the previous and sets its own in one round trip (before: a SAVEPOINT per message and a
     // RELEASE per message but the last, 8).
@@ -70,11 +71,10 @@ class SavepointRoundTripsTest extends WorkerTestSupport {
             .build();
     assertThat(worker.runOnce()).isEqualTo(6);
     assertThat(
-            strings(
-                "SELECT string_agg(event_id, ',' ORDER BY event_id) FROM " + inbox + "_handled"))
+            string("SELECT string_agg(event_id, ',' ORDER BY event_id) FROM " + inbox + "_handled"))
         .isEqualTo("m-0,m-3,m-5");
     assertThat(
-            strings(
+            string(
                 "SELECT string_agg(event_id || ':' || retry_count, ',' ORDER BY event_id) FROM inbox."
                     + inbox))
         .isEqualTo("m-0:0,m-1:1,m-2:1,m-3:0,m-4:1,m-5:0");
@@ -101,16 +101,15 @@ class SavepointRoundTripsTest extends WorkerTestSupport {
     };
   }
 
-  private static int roundTrips(Object handler, int messages) {
+  /** The round trips of one runOnce over {@code messages} new messages, with that handler. */
+  private static int roundTrips(UnaryOperator<PostgresInboxWorker.Builder> handler, int messages) {
     execute("CREATE TABLE IF NOT EXISTS savepoint_writes (n bigint)");
     String inbox = newInbox("trips");
     insert(inbox, "m", 0, messages, messages);
-    PostgresInboxWorker.Builder builder =
-        PostgresInboxWorker.builder(counted(), options(inbox, false).build());
     InboxWorker worker =
-        handler instanceof BatchHandler b
-            ? builder.batchHandler(b).build()
-            : builder.handler((MessageHandler) handler).build();
+        handler
+            .apply(PostgresInboxWorker.builder(counted(), options(inbox, false).build()))
+            .build();
     int before = CountingSocketFactory.FLUSHES.get();
     assertThat(worker.runOnce()).isEqualTo(messages);
     return CountingSocketFactory.FLUSHES.get() - before;
@@ -130,7 +129,7 @@ class SavepointRoundTripsTest extends WorkerTestSupport {
     return ds;
   }
 
-  private static String strings(String query) {
+  private static String string(String query) {
     try (Handle h = JDBI.open()) {
       return h.createQuery(query).mapTo(String.class).one();
     }

@@ -55,10 +55,7 @@ final class BatchRunner {
   /** How long a timed-out batch's thread waits for its replacement to be done with the batch. */
   private final long releaseWaitNanos;
 
-  /**
-   * Turns of the priority rule: batches this runner kept (claimed and not given back) and empty
-   * claims that skipped the top priority. Every n-th claim skips the top priority.
-   */
+  /** Batches this runner kept (claimed and not given back): every n-th skips the top priority. */
   private long kept;
 
   /** The last connection's statements, kept while the boundary hands out the same connection. */
@@ -152,16 +149,9 @@ final class BatchRunner {
     WorkerConnection wc = statementsOn(connection);
     attempt.wc = wc;
     int[] buckets = ctx.scope().bucketsForClaim(wc);
-    boolean skipTop = skipsTopPriority();
     List<InboxMessage> messages =
-        buckets != null && buckets.length == 0 ? List.of() : claim(wc, limit, buckets, skipTop);
+        buckets != null && buckets.length == 0 ? List.of() : claim(wc, limit, buckets);
     if (messages.size() < Math.max(minimum, 1)) { // none, or short of the order's minimum
-      if (messages.isEmpty() && skipTop) {
-        // Nothing below the top priority was claimable (an ordered inbox's lower heads all held
-        // or blocked): the turn is used up, or the claim after a free head below would skip it
-        // again and again.
-        kept++;
-      }
       tracker.claimed(0);
       // Holding nothing, wait for a head another worker holds (ordered inboxes only).
       boolean released = messages.isEmpty() && awaitHeldHead(wc, buckets);
@@ -283,13 +273,7 @@ final class BatchRunner {
     return statements;
   }
 
-  /** Counted in kept batches: a claim given back (short of its minimum) keeps the turn. */
-  private boolean skipsTopPriority() {
-    int every = ctx.options().lowerPriorityEvery();
-    return every > 0 && (kept + 1) % every == 0;
-  }
-
-  private List<InboxMessage> claim(WorkerConnection wc, int limit, int[] buckets, boolean skipTop)
+  private List<InboxMessage> claim(WorkerConnection wc, int limit, int[] buckets)
       throws SQLException {
     PreparedStatement ps = wc.statement("claim");
     ps.setInt(1, limit);
@@ -302,7 +286,9 @@ final class BatchRunner {
     } else {
       ps.setLong(5, maxBytes);
     }
-    ps.setBoolean(6, skipTop);
+    // Counted in kept batches: a claim given back (short of its minimum) keeps the turn.
+    int every = ctx.options().lowerPriorityEvery();
+    ps.setBoolean(6, every > 0 && (kept + 1) % every == 0);
     ps.execute(); // the claimed rows, then the savepoint's status
     try (ResultSet rs = ps.getResultSet()) {
       return MessageRows.readAll(rs);
