@@ -16,6 +16,7 @@ import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.http.Readiness;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
@@ -177,7 +178,10 @@ public final class Collector {
     TokenCollector handler =
         new TokenCollector(
             new TokenSigner(config.secretKey()), delivery, log, metrics, config.queue());
-    listener = new CollectorListener(log, config.database().describe());
+    // What /health/ready reports of the worker's connection (MAILROOM_HTTP_PORT).
+    Readiness readiness = new Readiness();
+    listener =
+        new CollectorListener(log, config.database().describe(), readiness.track("collector"));
     WorkerOptions options =
         WorkerOptions.builder(config.queue())
             .batchSize(config.batchLimit())
@@ -211,7 +215,7 @@ public final class Collector {
     DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
     OperatorHttp.Running http = null;
     try {
-      http = operatorHttp.start(dataSource, worker, log::info);
+      http = operatorHttp.start(dataSource, worker, readiness, log::info);
       worker.start();
       started.countDown();
       if (demoSignups != null) {

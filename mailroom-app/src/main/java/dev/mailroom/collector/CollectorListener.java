@@ -6,18 +6,22 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Turns worker events into the original collector's log lines ({@code connected}, {@code NOTIFY
- * called; waking up}, {@code processing N rows... (max reached)} / {@code (timeout)}).
+ * called; waking up}, {@code processing N rows... (max reached)} / {@code (timeout)}), and tells
+ * {@code connection} (the readiness of {@code /health/ready}) when the worker connects and loses
+ * its connection.
  */
 final class CollectorListener implements WorkerListener {
 
   private final CollectorLog log;
   private final String connectingLine;
+  private final WorkerListener connection;
   private final AtomicBoolean awake = new AtomicBoolean();
   private final AtomicBoolean connected = new AtomicBoolean();
 
-  CollectorListener(CollectorLog log, String connectingLine) {
+  CollectorListener(CollectorLog log, String connectingLine, WorkerListener connection) {
     this.log = log;
     this.connectingLine = connectingLine;
+    this.connection = connection;
   }
 
   boolean isConnected() {
@@ -46,12 +50,14 @@ final class CollectorListener implements WorkerListener {
   @Override
   public void onConnected() {
     connected.set(true);
+    connection.onConnected();
     log.info("connected");
   }
 
   @Override
   public void onConnectionLost(Throwable error, Duration retryIn) {
     connected.set(false);
+    connection.onConnectionLost(error, retryIn);
     log.warn(
         "connection lost: " + firstLine(error) + "; reconnecting in " + retryIn.toMillis() + "ms");
     log.info("connecting to " + connectingLine);

@@ -57,7 +57,8 @@ public final class OperatorHttp {
    *
    * @throws ConfigException for write actions without credentials or a bad port
    */
-  public Running start(DataSource dataSource, InboxWorker worker, Consumer<String> log)
+  public Running start(
+      DataSource dataSource, InboxWorker worker, Readiness readiness, Consumer<String> log)
       throws IOException {
     if (prometheus == null) {
       return new Running(null);
@@ -77,7 +78,7 @@ public final class OperatorHttp {
     InboxHttp http =
         InboxHttp.builder(PostgresInboxManager.create(dataSource))
             .meterRegistry(prometheus)
-            .readiness(new Readiness())
+            .readiness(readiness)
             .workers(List.of(worker))
             .credentials(credentials)
             .writeActions(writes)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pginbox.inbox.WorkerListener.DispatchReason;
 import dev.pginbox.inbox.WorkerListener.WakeUpCause;
+import dev.pginbox.inbox.http.Readiness;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -23,8 +24,12 @@ class CollectorListenerTest {
           new PrintStream(err, true, StandardCharsets.UTF_8),
           Clock.fixed(Instant.parse("2024-04-20T13:37:00Z"), ZoneOffset.UTC),
           false);
+  private final Readiness readiness = new Readiness();
   private final CollectorListener listener =
-      new CollectorListener(log, "host=/tmp port=5432 dbname=mailroom user=ogu sslmode=disable");
+      new CollectorListener(
+          log,
+          "host=/tmp port=5432 dbname=mailroom user=ogu sslmode=disable",
+          readiness.track("collector"));
 
   @Test
   void prints_the_originals_lines_once_per_batch_cycle() {
@@ -50,5 +55,21 @@ class CollectorListenerTest {
         2024/04/20 13:37:00 [PG] connecting to host=/tmp port=5432 dbname=mailroom user=ogu sslmode=disable
         """);
     assertThat(listener.isConnected()).isFalse();
+  }
+
+  /**
+   * /health/ready (MAILROOM_HTTP_PORT) follows the worker's connection: not ready before it
+   * connects and while it reconnects. (Its readiness tracked no worker before 2026-11-27, so it
+   * answered ready whenever the database answered the health check's own query.)
+   */
+  @Test
+  void the_readiness_follows_the_connection() {
+    assertThat(readiness.disconnected()).containsExactly("collector");
+    listener.onConnected();
+    assertThat(readiness.disconnected()).isEmpty();
+    listener.onConnectionLost(new SQLException("terminating connection"), Duration.ofMillis(200));
+    assertThat(readiness.disconnected()).containsExactly("collector");
+    listener.onConnected();
+    assertThat(readiness.disconnected()).isEmpty();
   }
 }
