@@ -17,10 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one batch in one transaction of the boundary: the claim (one statement that also marks the
- * messages processed and sets the savepoint of the handler's first part), the handler, the failed
- * attempts recorded with one statement, the commit; and says how it ended as a {@link
- * BatchOutcome}. On the success path that is two round trips per batch whatever its size, the claim
- * and the commit, plus the handler's own statements. One per processor thread.
+ * messages processed; for a handler that writes, followed by the savepoint of its first part in the
+ * same round trip), the handler, the failed attempts recorded with one statement, the commit; and
+ * says how it ended as a {@link BatchOutcome}. On the success path that is two round trips per
+ * batch whatever its size, the claim and the commit, plus the handler's own statements. One per
+ * processor thread.
  */
 final class BatchRunner {
 
@@ -57,6 +58,14 @@ final class BatchRunner {
 
   /** Batches this runner kept (claimed and not given back): every n-th skips the top priority. */
   private long kept;
+
+  /**
+   * Whether the next claim sets the savepoint of the handler's first part in its round trip: always
+   * with a boundary (every part gets its savepoint before the handler runs), else while the
+   * handler's last batch asked for the transaction. A handler that never touches the database pays
+   * nothing for it; one that does pays no round trip of its own for its first savepoint.
+   */
+  private boolean claimSetsSavepoint = true;
 
   /** The last connection's statements, kept while the boundary hands out the same connection. */
   private WorkerConnection statements;
@@ -149,8 +158,9 @@ final class BatchRunner {
     WorkerConnection wc = statementsOn(connection);
     attempt.wc = wc;
     int[] buckets = ctx.scope().bucketsForClaim(wc);
+    boolean savepoint = claimSetsSavepoint;
     List<InboxMessage> messages =
-        buckets != null && buckets.length == 0 ? List.of() : claim(wc, limit, buckets);
+        buckets != null && buckets.length == 0 ? List.of() : claim(wc, limit, buckets, savepoint);
     if (messages.size() < Math.max(minimum, 1)) { // none, or short of the order's minimum
       tracker.claimed(0);
       // Holding nothing, wait for a head another worker holds (ordered inboxes only).
@@ -169,7 +179,7 @@ final class BatchRunner {
                 : DispatchReason.TIMEOUT;
     ctx.events().dispatched(messages.size(), reason);
     InFlightBatch batch =
-        new InFlightBatch(HandlerCalls.idsOf(messages), wc, Thread.currentThread());
+        new InFlightBatch(HandlerCalls.idsOf(messages), wc, Thread.currentThread(), savepoint);
     attempt.batch = batch;
     HandlerCalls.Handled handled;
     Runnable unwatch = tracker.watch(batch);
@@ -187,6 +197,7 @@ final class BatchRunner {
       return BatchOutcome.handlerAborted(messages.size(), e);
     } finally {
       unwatch.run();
+      claimSetsSavepoint = ctx.boundary() != null || batch.touched();
     }
     if (handled.takenAway() || !batch.finish()) {
       return takenAway(batch, rollbackOnly);
@@ -273,9 +284,9 @@ final class BatchRunner {
     return statements;
   }
 
-  private List<InboxMessage> claim(WorkerConnection wc, int limit, int[] buckets)
+  private List<InboxMessage> claim(WorkerConnection wc, int limit, int[] buckets, boolean savepoint)
       throws SQLException {
-    PreparedStatement ps = wc.statement("claim");
+    PreparedStatement ps = savepoint ? wc.claimAndSavepoint() : wc.statement("claim");
     ps.setInt(1, limit);
     ps.setString(2, serverBound);
     ps.setString(3, serverBound);
@@ -289,7 +300,7 @@ final class BatchRunner {
     // Counted in kept batches: a claim given back (short of its minimum) keeps the turn.
     int every = ctx.options().lowerPriorityEvery();
     ps.setBoolean(6, every > 0 && (kept + 1) % every == 0);
-    ps.execute(); // the claimed rows, then the savepoint's status
+    ps.execute(); // the claimed rows first
     try (ResultSet rs = ps.getResultSet()) {
       return MessageRows.readAll(rs);
     }

@@ -28,6 +28,8 @@ final class InFlightBatch {
 
   /** Where the savepoint {@value #SAVEPOINT} stands. */
   private enum Savepoint {
+    /** Not set yet. */
+    NONE,
     /** At the start of the running part: rolling back to it undoes that part's writes only. */
     AT_PART_START,
     /** Before writes that were kept: never rolled back to; released with the next one. */
@@ -57,11 +59,15 @@ final class InFlightBatch {
   private final List<Failure> failures = new ArrayList<>();
   private final Set<String> finished = new HashSet<>();
   private List<String> part = List.of();
-  private Savepoint savepoint = Savepoint.AT_PART_START; // set by the claim's statement
+  private Savepoint savepoint;
   private boolean partWrites;
+  private boolean touched;
   private volatile long partStartNanos = System.nanoTime();
 
-  InFlightBatch(List<String> eventIds, WorkerConnection connection, Thread thread) {
+  /** {@code savepointSet}: the claim's round trip set the savepoint of the first part. */
+  InFlightBatch(
+      List<String> eventIds, WorkerConnection connection, Thread thread, boolean savepointSet) {
+    this.savepoint = savepointSet ? Savepoint.AT_PART_START : Savepoint.NONE;
     this.eventIds = List.copyOf(eventIds);
     this.connection = connection;
     this.thread = thread;
@@ -83,10 +89,9 @@ final class InFlightBatch {
 
   /**
    * Before the handler's first write in a part (see {@link PartTransaction}): makes sure the
-   * savepoint marks the start of the part. After the claim (whose statement sets it), after a part
-   * that was rolled back and after parts that wrote nothing, it does already: no round trip. After
-   * a part whose writes were kept, the old savepoint is released and a new one set in one round
-   * trip.
+   * savepoint marks the start of the part. After a claim that set it, after a part that was rolled
+   * back and after parts that wrote nothing, it does already: no round trip. After a part whose
+   * writes were kept, the old savepoint is released and a new one set in one round trip.
    */
   synchronized void ensureSavepoint() throws SQLException {
     if (takenAway()) {
@@ -94,6 +99,7 @@ final class InFlightBatch {
           "the batch passed its processing timeout or the worker stopped", null);
     }
     partWrites = true;
+    touched = true;
     if (savepoint != Savepoint.AT_PART_START) {
       boolean release = savepoint == Savepoint.BEFORE_KEPT_WORK;
       savepoint = Savepoint.UNKNOWN;
@@ -127,6 +133,14 @@ final class InFlightBatch {
     finished.addAll(done);
     part = List.of();
     return true;
+  }
+
+  /**
+   * Whether the handler asked for the transaction in any part (and so may have written): the next
+   * claim then sets the first part's savepoint in its round trip.
+   */
+  synchronized boolean touched() {
+    return touched;
   }
 
   private void execute(String sql) throws SQLException {

@@ -146,12 +146,24 @@ final class WorkerConnection implements AutoCloseable {
 
   /** The prepared statement of SQL resource {@code name}, prepared once per connection. */
   PreparedStatement statement(String name) throws SQLException {
-    PreparedStatement ps = statements.get(name);
+    return prepared(name, "");
+  }
+
+  /**
+   * The claim followed by {@code SAVEPOINT}, the start of the handler's first part ({@link
+   * InFlightBatch#SAVEPOINT}): one round trip for both. The claim's rows are the first result.
+   */
+  PreparedStatement claimAndSavepoint() throws SQLException {
+    return prepared("claim", ";\nSAVEPOINT " + InFlightBatch.SAVEPOINT);
+  }
+
+  private PreparedStatement prepared(String name, String then) throws SQLException {
+    PreparedStatement ps = statements.get(name + then);
     if (ps == null) {
       ps =
           connection.prepareStatement(
-              SqlResources.get(WorkerConnection.class, name, Map.of("inbox", inbox)));
-      statements.put(name, ps);
+              SqlResources.get(WorkerConnection.class, name, Map.of("inbox", inbox)) + then);
+      statements.put(name + then, ps);
     }
     return ps;
   }

@@ -5,12 +5,10 @@
 -- transaction pooling. The subquery is evaluated first (claim_ takes its limit from it) and, being
 -- volatile, is neither pulled up nor pruned. The last arguments are the batch's byte budget (NULL:
 -- none) and whether this batch goes to the priorities below the top (lowerPriorityEvery).
--- The savepoint after it goes in the same round trip: the start of the handler's first part
--- (InFlightBatch.SAVEPOINT), which a failed or timed-out part rolls back to. Set here, a handler
--- that writes costs no round trip of its own for it.
+-- For a handler that writes, the runtime sends it followed by the savepoint of the handler's first
+-- part, in the same round trip (WorkerConnection.claimAndSavepoint).
 SELECT c.*
 FROM (SELECT ?::integer AS lim,
              set_config('idle_in_transaction_session_timeout', ?, true) AS idle_bound,
              set_config('statement_timeout', ?, true) AS statement_bound) AS s,
-     LATERAL inbox.claim_<inbox>(s.lim, ?::integer[], ?::bigint, ?) AS c;
-SAVEPOINT inbox_part
+     LATERAL inbox.claim_<inbox>(s.lim, ?::integer[], ?::bigint, ?) AS c
