@@ -168,11 +168,11 @@ $$;
 -- sleeping until its next poll, and workers that wake together share the heads between them. A
 -- head that is free here was held when the claim looked: committed since, or locked for a moment
 -- by another claim (SKIP LOCKED skips a row another claim locks and then rejects) or by another
--- worker's test below; claiming again takes it (until 2026-11-27 it meant "nothing to wait for",
--- and the worker slept until its next poll with that head waiting: with polls an hour apart,
--- OrderingAndPriorityTest stalled in about one run of 40). Call it in the transaction of the
--- empty claim, which holds nothing then; it locks nothing past its own return but briefly the head
--- it tests (FOR SHARE). False at once on an unordered inbox or a tracked table.
+-- worker's test below; claiming again takes it (read as "nothing to wait for", the worker would
+-- sleep until its next poll with that head waiting, and so could every worker). Call it in the
+-- transaction of the empty claim, which holds nothing then; it locks nothing past its own return
+-- but briefly the head it tests (FOR SHARE). False at once on an unordered inbox or a tracked
+-- table.
 CREATE OR REPLACE FUNCTION inbox.await_held_head(p_inbox text, p_timeout_ms integer, p_buckets integer[] DEFAULT NULL)
 RETURNS boolean
 LANGUAGE plpgsql

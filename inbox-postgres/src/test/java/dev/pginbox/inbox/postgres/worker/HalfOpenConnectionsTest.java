@@ -9,6 +9,7 @@ import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import dev.pginbox.inbox.testing.CountingProxy;
 import java.time.Duration;
+import java.util.Arrays;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 
@@ -86,9 +87,22 @@ class HalfOpenConnectionsTest extends WorkerTestSupport {
       proxy.silenceAll();
       // The next gauge refresh (every 100 ms) waits for an answer that never comes; the stop
       // announced the worker's end on that same connection, behind it, for a quarter of an hour.
-      Thread.sleep(500);
+      await().atMost(Duration.ofSeconds(20)).until(() -> waitsInSocketRead(inbox + "-maintenance"));
       assertTimeoutPreemptively(Duration.ofSeconds(30), worker::stop);
       assertThat(worker.isRunning()).isFalse();
     }
+  }
+
+  /** Whether the thread whose name ends with {@code suffix} waits for an answer on a socket. */
+  private static boolean waitsInSocketRead(String suffix) {
+    return Thread.getAllStackTraces().entrySet().stream()
+        .anyMatch(
+            e ->
+                e.getKey().getName().endsWith(suffix)
+                    && Arrays.stream(e.getValue())
+                        .anyMatch(
+                            f ->
+                                f.getClassName().contains("Socket")
+                                    && f.getMethodName().startsWith("read")));
   }
 }

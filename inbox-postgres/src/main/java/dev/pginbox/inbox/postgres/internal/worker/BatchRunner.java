@@ -60,9 +60,9 @@ final class BatchRunner {
   private long kept;
 
   /**
-   * Whether the next claim sets the savepoint of the handler's first part in its round trip: always
-   * with a boundary (every part gets its savepoint before the handler runs), else while the
-   * handler's last batch asked for the transaction. A handler that never touches the database pays
+   * Whether the next claim sets the savepoint of the handler's first part in its round trip: while
+   * the handler's last batch asked for the transaction (with a boundary every part does: its
+   * savepoint is set before the handler runs). A handler that never touches the database pays
    * nothing for it; one that does pays no round trip of its own for its first savepoint.
    */
   private boolean claimSetsSavepoint = true;
@@ -197,7 +197,7 @@ final class BatchRunner {
       return BatchOutcome.handlerAborted(messages.size(), e);
     } finally {
       unwatch.run();
-      claimSetsSavepoint = ctx.boundary() != null || batch.touched();
+      claimSetsSavepoint = batch.touched();
     }
     if (handled.takenAway() || !batch.finish()) {
       return takenAway(batch, rollbackOnly);

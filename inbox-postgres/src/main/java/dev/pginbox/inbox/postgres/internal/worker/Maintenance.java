@@ -27,7 +27,7 @@ final class Maintenance {
    * this thread (and the worker's stop, which announces on this connection) for the kernel's
    * retransmission time, a quarter of an hour.
    */
-  static final Duration ANSWER = Duration.ofMinutes(1);
+  private static final Duration ANSWER = Duration.ofMinutes(1);
 
   private final WorkerContext ctx;
   private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
