@@ -90,24 +90,29 @@ SET search_path = pg_catalog, pg_temp
 AS $$ SELECT format('inbox.%I', p_config.inbox_name || '_retry_state') $$;
 
 -- Partitioning: every aggregate id hashes to one of 1024 fixed buckets, and buckets are
--- assigned to workers by rendezvous (highest random weight) hashing. Both steps use md5,
--- which is the same on every PostgreSQL version and in Java (dev.pginbox.inbox.Partitioning).
--- Growing the worker count from N to N+1 moves only the buckets the new worker wins:
--- about 1/(N+1) of them. A NULL aggregate id hashes like the empty string.
--- send_<name> and the trigger function derive_<name> compute the column "bucket" with it on every
--- insert, so it must stay inlinable: no SET search_path (that would stop inlining). Its
+-- assigned to workers by rendezvous (highest random weight) hashing. A NULL aggregate id hashes
+-- like the empty string. Growing the worker count from N to N+1 moves only the buckets the new
+-- worker wins: about 1/(N+1) of them. Java has both steps too (dev.pginbox.inbox.Partitioning).
+--
+-- The bucket is the low 10 bits of hashtext, PostgreSQL's own hash of a text's bytes (Bob
+-- Jenkins' lookup3; hash indexes and hash partitions are built on it and survive pg_upgrade, so
+-- PostgreSQL keeps it stable across versions). It was md5 until 2026-11-27: send_<name> and the
+-- trigger derive_<name> compute the bucket of every message with an aggregate id, and md5 (a hash
+-- context set up per call) took ~18 % of an insert's server time, hashtext ~3 %
+-- (docs/performance.md, "Produce").
+-- hashtext reads the bytes in the machine's order, so a big-endian server (s390x) gives other
+-- buckets than Java's Partitioning.bucketOf: harmless, as the server computes every bucket a
+-- claim compares, and the order of an aggregate's messages rests on the claims' head test, never
+-- on buckets. For the same reason messages stored with md5 buckets before the change keep them.
+-- The function must stay inlinable: no SET search_path (that would stop inlining). Its
 -- SQL-standard body is parsed once, at install, under the install's pinned search_path, and names
--- every function, operator and type by schema.
--- A NULL id's bucket is a constant, 217 (md5('') begins d41d8cd9): no md5 per row for messages
--- without an aggregate, common in a plain inbox (an md5 is ~1 us, about a tenth of an insert's
--- server time: docs/performance.md, "Produce"). SqlPartitionFunctionTest checks the constant
--- against the md5 of '' and that the function is still inlined.
+-- every function, operator, type and collation by schema. A NULL id's bucket is the constant 621
+-- (hashtext('') & 1023); SqlPartitionFunctionTest checks it and that the function is inlined.
 CREATE OR REPLACE FUNCTION inbox.inbox_bucket(p_aggregate_id text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN p_aggregate_id IS NULL THEN 217
-            ELSE (('x' OPERATOR(pg_catalog.||) pg_catalog.substr(pg_catalog.md5(p_aggregate_id), 1, 8))
-                  ::pg_catalog.bit(32)::pg_catalog.int4) OPERATOR(pg_catalog.&) 1023 END;
+RETURN CASE WHEN p_aggregate_id IS NULL THEN 621
+            ELSE pg_catalog.hashtext(p_aggregate_id COLLATE pg_catalog."C") OPERATOR(pg_catalog.&) 1023 END;
 
 -- The worker (0 .. p_total_workers-1) that owns a bucket.
 CREATE OR REPLACE FUNCTION inbox.inbox_bucket_owner(p_bucket integer, p_total_workers integer)

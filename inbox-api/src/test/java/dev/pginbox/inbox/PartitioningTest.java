@@ -3,6 +3,7 @@ package dev.pginbox.inbox;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Set;
@@ -15,11 +16,56 @@ class PartitioningTest {
 
   @Test
   void bucket_vectors_match_the_sql_function() {
-    // Computed with inbox.inbox_bucket on PostgreSQL 15 and 18.
-    assertThat(Partitioning.bucketOf("order-42")).isEqualTo(780);
-    assertThat(Partitioning.bucketOf(null)).isEqualTo(217);
-    assertThat(Partitioning.bucketOf("")).isEqualTo(217);
-    assertThat(Partitioning.ownerOf(780, 4)).isEqualTo(1);
+    // Computed with inbox.inbox_bucket on PostgreSQL 15 (x86-64).
+    assertThat(Partitioning.bucketOf("order-42")).isEqualTo(832);
+    assertThat(Partitioning.bucketOf(null)).isEqualTo(621);
+    assertThat(Partitioning.bucketOf("")).isEqualTo(621);
+    assertThat(Partitioning.ownerOf(832, 4)).isEqualTo(3);
+  }
+
+  @Test
+  void the_hash_is_postgresqls_hashtext_for_every_length_of_the_last_block() {
+    // SELECT hashtext(left('abcdefghijklmnopqrstuvwxyz', n)) for n = 0..26 on PostgreSQL 15:
+    // two full 12-byte blocks and every remainder 0..11.
+    int[] expected = {
+      -1477818771,
+      1075015857,
+      1718550461,
+      -785388649,
+      -393934804,
+      -445659580,
+      -1747460160,
+      501636814,
+      -1960928205,
+      -92131489,
+      1948051852,
+      -1483803693,
+      -1586087212,
+      405849808,
+      315215413,
+      -1389283689,
+      -2079749669,
+      1648114242,
+      -952297252,
+      -684650393,
+      766334193,
+      2124303250,
+      -50608962,
+      -1149376136,
+      1251586959,
+      980150893,
+      167831483
+    };
+    String letters = "abcdefghijklmnopqrstuvwxyz";
+    for (int n = 0; n <= 26; n++) {
+      byte[] bytes = letters.substring(0, n).getBytes(StandardCharsets.UTF_8);
+      assertThat(Partitioning.hashBytes(bytes)).as("length %d", n).isEqualTo(expected[n]);
+    }
+    // multi-byte UTF-8 and a supplementary character
+    assertThat(Partitioning.hashBytes("Zürich-ü-日本".getBytes(StandardCharsets.UTF_8)))
+        .isEqualTo(-1529557867);
+    assertThat(Partitioning.hashBytes("\uD83D\uDE00emoji".getBytes(StandardCharsets.UTF_8)))
+        .isEqualTo(747023374);
   }
 
   @ParameterizedTest
