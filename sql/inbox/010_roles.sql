@@ -186,8 +186,10 @@ $$;
 -- batch with any duplicate (an id already stored, committed by a concurrent batch, or twice in the
 -- arrays) fails that INSERT with unique_violation, and is then inserted again with ON CONFLICT DO
 -- NOTHING, which keeps the first occurrence. Another unique index's violation fails both.
--- The arrival order comes from one identity value per element, the smallest to the first element,
--- whatever order nextval ran in, taken before the first try so that a retry reuses them.
+-- The arrival order comes from one identity value per element, drawn in the arrays' order below a
+-- fence (OFFSET 0) that the sort by event id cannot move them past: the smallest goes to the first
+-- element. A retry draws new ones (a gap in seq, as a rolled-back insert leaves). Drawing them in a
+-- query of their own first cost ~5 % of a batch of 100 (docs/performance.md, "Produce").
 CREATE OR REPLACE FUNCTION inbox.create_send_function(p_inbox text)
 RETURNS void
 LANGUAGE plpgsql
@@ -205,13 +207,14 @@ BEGIN
                 INSERT INTO %1$s (event_id, event_type, source, aggregate_id, payload, trace_id, seq,
                                   priority, bucket)
                 OVERRIDING SYSTEM VALUE
-                SELECT m.event_id, m.event_type, m.source, m.aggregate_id, m.payload, m.trace_id,
-                       v_seqs[m.position::integer],
+                SELECT m.event_id, m.event_type, m.source, m.aggregate_id, m.payload, m.trace_id, m.seq,
                        %2$s(m.event_type, m.source, m.aggregate_id), inbox.inbox_bucket(m.aggregate_id)
-                FROM unnest(p_event_ids, p_event_types, p_sources, p_aggregate_ids, p_payloads, p_trace_ids)
-                    WITH ORDINALITY AS m (event_id, event_type, source, aggregate_id, payload, trace_id, position)
+                FROM (SELECT u.*, nextval(%3$L::regclass) AS seq
+                      FROM unnest(p_event_ids, p_event_types, p_sources, p_aggregate_ids, p_payloads, p_trace_ids)
+                          WITH ORDINALITY AS u (event_id, event_type, source, aggregate_id, payload, trace_id, position)
+                      OFFSET 0) m  -- a fence: nextval runs here, in the arrays' order, not after the sort
                 ORDER BY m.event_id COLLATE "C", m.position$i$, inbox.inbox_table(c),
-        format('inbox.%I', 'priority_of_' || p_inbox));
+        format('inbox.%I', 'priority_of_' || p_inbox), pg_get_serial_sequence(inbox.inbox_table(c), 'seq'));
     EXECUTE format($f$
         CREATE OR REPLACE FUNCTION %1$s(p_event_ids text[], p_event_types text[], p_sources text[],
                                         p_aggregate_ids text[], p_payloads jsonb[], p_trace_ids text[])
@@ -222,7 +225,6 @@ BEGIN
         AS $body$
         DECLARE
             v_n integer := cardinality(p_event_ids);
-            v_seqs bigint[];
             v_count integer;
         BEGIN
             -- unnest pads shorter arrays with NULLs: a payload lost silently. NULL stands for
@@ -237,8 +239,6 @@ BEGIN
                     cardinality(p_aggregate_ids), cardinality(p_payloads), cardinality(p_trace_ids)
                     USING ERRCODE = 'invalid_parameter_value';
             END IF;
-            SELECT array_agg(s.seq ORDER BY s.seq) INTO v_seqs
-            FROM (SELECT nextval(%3$L::regclass) AS seq FROM generate_series(1, v_n)) s;
             BEGIN
                 %2$s;
                 GET DIAGNOSTICS v_count = ROW_COUNT;
@@ -251,7 +251,7 @@ BEGIN
             RETURN v_count;
         END;
         $body$
-        $f$, v_function, v_insert, pg_get_serial_sequence(inbox.inbox_table(c), 'seq'));
+        $f$, v_function, v_insert);
     EXECUTE format('REVOKE ALL ON FUNCTION %s(text[], text[], text[], text[], jsonb[], text[]) FROM PUBLIC', v_function);
 END;
 $$;

@@ -64,6 +64,16 @@ class SendAndViewsTest extends InboxTestSupport {
         .containsExactly("1");
     assertThat(inbox.sendAll(batch)).isZero();
     assertThat(count("SELECT count(*) FROM inbox.stored_dup")).isEqualTo(4);
+    // A batch without duplicates (no retry) keeps the order given just as well.
+    assertThat(
+            inbox.sendAll(
+                List.of(
+                    NewMessage.of("y", "t", "a", null),
+                    NewMessage.of("x", "t", "a", null),
+                    NewMessage.of("w", "t", "a", null))))
+        .isEqualTo(3);
+    assertThat(strings("SELECT event_id FROM inbox.stored_dup ORDER BY seq"))
+        .containsExactly("m", "z", "b", "a", "y", "x", "w");
   }
 
   @Test
