@@ -5,8 +5,9 @@
 #
 #   benchmarks/peers/run.sh [--scale F] [--out FILE] [--skip-build]
 #
-#   --scale F     messages per measurement = 50,000 x F (default 1: under 10 minutes, 9.5 on a
-#                 2-core machine at load 20; a timeout bounds every measurement)
+#   --scale F     messages per measurement = 50,000 x F (default 1: ~3 minutes on a quiet 2-core
+#                 machine, each measurement after an untimed warm-up of as many messages; a
+#                 timeout bounds every measurement)
 #   --out FILE    where the table goes (default benchmarks/peers/results-DATE.md); also printed
 #   --skip-build  use the benchmarks jar already built (benchmarks/target/benchmarks.jar)
 # Environment:
@@ -150,7 +151,7 @@ version() { node -p "require('./benchmarks/peers/node/node_modules/$1/package.js
   echo "- Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ { printf "%.1f GB", $2 / 1048576 }' /proc/meminfo) RAM; 1-min/5-min/15-min load average $started_load at the start, $ended_load at the end"
   echo "- Server: $(psql_to postgres -At -c "SELECT 'PostgreSQL ' || current_setting('server_version') || ', synchronous_commit=' || current_setting('synchronous_commit') || ', fsync=' || current_setting('fsync') || ', shared_buffers=' || current_setting('shared_buffers')"), on 127.0.0.1"
   echo "- Peers: PgQ $( [ -n "${skipped[pgq]:-}" ] && echo "skipped (${skipped[pgq]})" || psql_to peers_pgq -At -c "SELECT extversion FROM pg_extension WHERE extname = 'pgq'"), pg-boss $(version pg-boss), graphile-worker $(version graphile-worker) on Node.js $(node --version), pgmq $( [ -n "${skipped[pgmq]:-}" ] && echo "skipped (${skipped[pgmq]})" || echo "from $(basename "$PGMQ_SQL")"); ours on $(java -version 2>&1 | head -1)"
-  echo "- $(grouped "$messages") messages per measurement (scale $scale), ~100-byte JSON payloads, one producer or one worker, one timed run after an untimed warm-up of a tenth; messages/s and the 1-min load average before → after"
+  echo "- $(grouped "$messages") messages per measurement (scale $scale), ~100-byte JSON payloads, one producer or one worker, one timed run after an untimed warm-up of as many; messages/s and the 1-min load average before → after"
   echo
   echo "| peer | produce, 100 per call | produce, 1,000 per call | consume + ack, batch 100 | consume + ack, batch 1,000 |"
   echo "|---|---|---|---|---|"

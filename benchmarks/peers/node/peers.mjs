@@ -5,8 +5,8 @@
 // MESSAGES with one worker taking BATCH at a time, acknowledging each batch).
 // The database is PEERS_DATABASE_URL (the peer's SQL already installed for pgmq and pgq). Prints one
 // line: {"peer":..., "workload":..., "batch":..., "messages":..., "rate":messages per second}.
-// An untimed warm-up of a tenth of the messages precedes the timed run in the same process, as the
-// Java side warms up its JIT.
+// An untimed warm-up of as many messages precedes the timed run in the same process, as the Java
+// side warms up its JIT.
 import pg from "pg";
 import PgBoss from "pg-boss";
 import { Logger, makeWorkerUtils, run } from "graphile-worker";
@@ -25,8 +25,8 @@ if (!url || !["produce", "consume"].includes(workload) || !(batch > 0) || !(mess
   console.error("usage: PEERS_DATABASE_URL=postgres://... node peers.mjs PEER produce|consume BATCH MESSAGES");
   process.exit(2);
 }
-const warmup = Math.max(batch, Math.floor(messages / 10 / batch) * batch);
 const timedMessages = Math.floor(messages / batch) * batch;
+const warmup = timedMessages;
 
 const eventType = (n) => (n % 10 === 0 ? "order.cancelled" : "order.placed");
 const range = (first, count) => Array.from({ length: count }, (_, i) => first + i);

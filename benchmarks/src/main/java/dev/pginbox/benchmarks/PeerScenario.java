@@ -5,8 +5,10 @@ import dev.pginbox.inbox.postgres.PostgresInboxManager;
 
 /**
  * Our side of the peer comparison ({@code benchmarks/peers/run.sh}): exactly the messages and batch
- * size each peer gets, one producer or one worker, one timed run after an untimed warm-up of a
- * tenth of the messages (as the peers' clients do), so the rows compare like with like.
+ * size each peer gets, one producer or one worker, one timed run after an untimed warm-up of as
+ * many messages (as the peers' clients do), so the rows compare like with like. A warm-up of a
+ * tenth left HotSpot partly interpreting the producer: 50,000 against 200,000 messages read 49,442
+ * against 55,996 msg/s.
  */
 final class PeerScenario {
 
@@ -50,7 +52,7 @@ final class PeerScenario {
   }
 
   private static int warmup(int batch, int messages) {
-    return Math.max(batch, messages / 10 / batch * batch);
+    return messages - messages % batch;
   }
 
   private static void header(Report report) {

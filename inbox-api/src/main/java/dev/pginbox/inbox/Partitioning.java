@@ -13,9 +13,10 @@ import java.util.Arrays;
  * the worker with the highest weight {@code md5("<bucket>:<worker>")} (rendezvous hashing), so
  * growing the worker count from N to N+1 moves only the buckets the new worker wins, about 1/(N+1).
  *
- * <p>{@link #bucketOf} matches the server on little-endian machines (x86-64, ARM64): {@code
- * hashtext} reads the bytes in the machine's order. The server computes every bucket a claim
- * compares, so a big-endian server only makes this class's predictions differ, never the claims.
+ * <p>{@link #bucketOf} matches the server on little-endian machines (x86-64, ARM64) with a UTF8
+ * database: {@code hashtext} reads the bytes of the database's encoding in the machine's order. The
+ * server computes every bucket a claim compares, so another encoding or a big-endian server only
+ * makes this class's predictions differ, never the claims.
  */
 public final class Partitioning {
 
