@@ -172,7 +172,16 @@ final class PostgresCluster implements AutoCloseable {
               options),
           null);
     } catch (IOException e) {
-      throw new IOException(e.getMessage() + "\n" + tail(dataDir.resolve(LOG_FILE)), e);
+      String log = tail(dataDir.resolve(LOG_FILE));
+      // The server's own hint ("Is another postmaster already running") names no setting; the
+      // default port lies in Linux's range for outgoing connections, so any program may hold it.
+      String cause =
+          log.contains("Address already in use")
+              ? "127.0.0.1:"
+                  + port
+                  + " is in use by another program: set MAILROOM_EMBEDDED_PORT to a free port\n"
+              : "";
+      throw new IOException(cause + e.getMessage() + "\n" + log, e);
     }
   }
 

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mailroom.testkit.EmbeddedTestCache;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,6 +39,32 @@ class PostgresClusterTest {
       props.setProperty("password", password);
     }
     return DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + port + "/postgres", props);
+  }
+
+  /**
+   * The default port (54329) lies in Linux's range for outgoing connections, so another program can
+   * hold it: the error says which port and which setting moves the server elsewhere.
+   */
+  @Test
+  void a_port_another_program_listens_on_is_a_clear_error_naming_the_setting(@TempDir Path tmp)
+      throws Exception {
+    Path binaries = PostgresBinaries.prepare(CACHE);
+    Path dataDir = PrivateDirectory.create(tmp.resolve("data"));
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      int port = taken.getLocalPort();
+      assertThatThrownBy(() -> PostgresCluster.start(binaries, dataDir, port).close())
+          .isInstanceOf(IOException.class)
+          .hasMessageStartingWith(
+              "127.0.0.1:"
+                  + port
+                  + " is in use by another program: set MAILROOM_EMBEDDED_PORT to a free port");
+    }
+    // The data directory is fine and unlocked: the next start on a free port works.
+    int free = freePort();
+    try (PostgresCluster cluster = PostgresCluster.start(binaries, dataDir, free);
+        Connection c = connect(free, "postgres", ServerPassword.read(dataDir).orElseThrow())) {
+      assertThat(c.isValid(5)).isTrue();
+    }
   }
 
   @Test
