@@ -15,7 +15,7 @@
 # Both inboxes' tables come from A's SQL, and B's generated claim function is installed over the
 # second one: B's function may only call functions A's install also has (a change of the table is
 # out of its reach; use ab.sh for that). Starts its own PostgreSQL 15 (pg15-cluster.sh, port
-# BENCH_PG_PORT, default 55432).
+# BENCH_PG_PORT, default 25432).
 set -euo pipefail
 rounds=3 batch=100 budget=16777216 shape=mailroom sequence=seq
 while [ $# -gt 2 ]; do

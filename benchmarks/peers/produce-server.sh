@@ -11,7 +11,7 @@
 #
 #   --seconds S   length of one measurement (default 15)
 #   --rounds R    ABCCBA rounds per batch size (default 1: six measurements)
-# Environment: PGMQ_SQL (required, see benchmarks/peers/pgmq.sh); BENCH_PG_PORT (55432),
+# Environment: PGMQ_SQL (required, see benchmarks/peers/pgmq.sh); BENCH_PG_PORT (25432),
 # BENCH_PG_DATA (/tmp/inbox-bench-produce-server): the cluster, see pg15-cluster.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

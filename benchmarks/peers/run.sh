@@ -15,7 +15,7 @@
 #                               it is not in any package registry): installed as the extension pgmq
 #                               (needs root to write PostgreSQL's extension directory). Without it
 #                               pgmq is skipped and the table says why
-#   BENCH_PG_PORT (55432), BENCH_PG_DATA (/tmp/inbox-bench-peers): the cluster, see pg15-cluster.sh
+#   BENCH_PG_PORT (25432), BENCH_PG_DATA (/tmp/inbox-bench-peers): the cluster, see pg15-cluster.sh
 #   PEERS_TIMEOUT (300): seconds one measurement may take before it is stopped and reported failed
 # Needs: PostgreSQL 15 server binaries, Java 17, Node.js >= 20 with npm; PgQ is installed from Debian
 # (postgresql-15-pgq3) when missing and the script runs as root, graphile-worker and pg-boss from npm
