@@ -18,19 +18,24 @@ import java.util.concurrent.atomic.AtomicLong;
  * Scenario 2: a backlog of pre-inserted messages drained by 1, 2 and 4 workers (each its own
  * {@link InboxWorker} with one processor, as separate processes would be) with a no-op batch
  * handler; plain, with priority, with per-aggregate ordering (1,000 aggregates), with static
- * partitions (worker i of n), and ordered with static partitions.
+ * partitions (worker i of n), and ordered with static or automatic partitions (the drain starts
+ * once the workers' leases are balanced: every worker holds its share of the 32 partitions).
  */
 final class ConsumeScenario {
 
   enum Variant {
-    PLAIN, PRIORITY, ORDERED, PARTITIONED, ORDERED_PARTITIONED;
+    PLAIN, PRIORITY, ORDERED, PARTITIONED, ORDERED_PARTITIONED, ORDERED_AUTOMATIC;
 
     boolean ordered() {
-      return this == ORDERED || this == ORDERED_PARTITIONED;
+      return this == ORDERED || this == ORDERED_PARTITIONED || this == ORDERED_AUTOMATIC;
     }
 
-    boolean partitioned() {
-      return this == PARTITIONED || this == ORDERED_PARTITIONED;
+    PartitionAssignment partitions(int worker, int workers) {
+      return switch (this) {
+        case PARTITIONED, ORDERED_PARTITIONED -> PartitionAssignment.of(worker, workers);
+        case ORDERED_AUTOMATIC -> PartitionAssignment.automatic();
+        default -> PartitionAssignment.all();
+      };
     }
   }
 
@@ -184,7 +189,7 @@ final class ConsumeScenario {
         WorkerOptions options = WorkerOptions.builder(inbox)
             .batchSize(batch)
             .pollInterval(Duration.ofMillis(100))
-            .partitions(variant.partitioned() ? PartitionAssignment.of(w, workers) : PartitionAssignment.all())
+            .partitions(variant.partitions(w, workers))
             .retention(false)
             .maxBatchBytes(maxBatchBytes)
             .build();
@@ -201,6 +206,9 @@ final class ConsumeScenario {
         worker.start();
         started.add(worker);
       }
+      if (variant == Variant.ORDERED_AUTOMATIC) {
+        awaitBalancedLeases(started);
+      }
       long begin = gate.open();
       if (!drained.await(10, TimeUnit.MINUTES)) {
         throw new IllegalStateException("backlog not drained: " + handled.get() + " of " + messages);
@@ -214,6 +222,30 @@ final class ConsumeScenario {
       for (InboxWorker worker : started) {
         worker.stop();
       }
+    }
+  }
+
+  /**
+   * Waits until the workers hold every partition between them, each at least its share (a worker
+   * gives up a surplus, and another takes it, at their heartbeats: a few seconds after a start).
+   */
+  private static void awaitBalancedLeases(List<InboxWorker> workers) throws InterruptedException {
+    int partitions = PartitionAssignment.Automatic.DEFAULT_PARTITIONS;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      int held = 0;
+      int least = Integer.MAX_VALUE;
+      for (InboxWorker worker : workers) {
+        held += worker.heldPartitions().size();
+        least = Math.min(least, worker.heldPartitions().size());
+      }
+      if (held == partitions && least >= partitions / workers.size()) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("partition leases not balanced within 60 s: " + held + " held, least " + least);
+      }
+      Thread.sleep(50);
     }
   }
 
