@@ -236,8 +236,9 @@ final class ConsumeScenario {
       int held = 0;
       int least = Integer.MAX_VALUE;
       for (InboxWorker worker : workers) {
-        held += worker.heldPartitions().size();
-        least = Math.min(least, worker.heldPartitions().size());
+        int mine = worker.heldPartitions().size();
+        held += mine;
+        least = Math.min(least, mine);
       }
       if (held == partitions && least >= partitions / workers.size()) {
         return;
