@@ -96,10 +96,10 @@ AS $$ SELECT format('inbox.%I', p_config.inbox_name || '_retry_state') $$;
 --
 -- The bucket is the low 10 bits of hashtext, PostgreSQL's own hash of a text's bytes (Bob
 -- Jenkins' lookup3; hash indexes are built on it, hash partitions on its 64-bit twin, and both
--- survive pg_upgrade, so PostgreSQL keeps it stable across versions). It was md5 until 2026-11-27: send_<name> and the
--- trigger derive_<name> compute the bucket of every message with an aggregate id, and md5 (a hash
--- context set up per call) took ~18 % of an insert's server time, hashtext 2-4 %
--- (docs/performance.md, "Produce").
+-- survive pg_upgrade, so PostgreSQL keeps it stable across versions). It was md5 until
+-- 2026-11-27: send_<name> and the trigger derive_<name> compute the bucket of every message with
+-- an aggregate id, and md5 (a hash context set up per call) took ~18 % of an insert's server
+-- time, hashtext 2-4 % (docs/performance.md, "Produce").
 -- hashtext reads the bytes in the machine's order, so a big-endian server (s390x) gives other
 -- buckets than Java's Partitioning.bucketOf: harmless, as the server computes every bucket a
 -- claim compares, and the order of an aggregate's messages rests on the claims' head test, never
