@@ -7,12 +7,16 @@ import dev.pginbox.inbox.BatchResult;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.MessageHandler;
 import dev.pginbox.inbox.Outcome;
+import dev.pginbox.inbox.PartitionAssignment;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import javax.net.SocketFactory;
@@ -27,7 +31,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * a later part that writes after a part whose writes were kept pays one (release and set together).
  * Round trips are counted as flushes of the connection's socket (pgJDBC flushes once per round
  * trip), over one {@code runOnce}: one connection, one batch. And the savepoints still undo exactly
- * what they must.
+ * what they must. The lease guard of automatic partitions rides in the claim's statement too.
  */
 class SavepointRoundTripsTest extends WorkerTestSupport {
 
@@ -101,6 +105,31 @@ class SavepointRoundTripsTest extends WorkerTestSupport {
     };
   }
 
+  @Test
+  void the_lease_guard_of_automatic_partitions_costs_no_round_trip_of_its_own() {
+    int all = claimConnectionTrips(PartitionAssignment.all());
+    int automatic =
+        claimConnectionTrips(new PartitionAssignment.Automatic(4, Duration.ofSeconds(30)));
+    assertThat(automatic).as("round trips of the claim connection").isEqualTo(all);
+  }
+
+  /**
+   * The round trips of one runOnce's claim connection (the last one it opens: an automatic worker's
+   * heartbeat has its own, opened first) over 5 new messages in one batch.
+   */
+  private static int claimConnectionTrips(PartitionAssignment partitions) {
+    String inbox = newInbox("guard");
+    insert(inbox, "m", 0, 5, 5);
+    InboxWorker worker =
+        PostgresInboxWorker.builder(counted(), options(inbox, false).partitions(partitions).build())
+            .batchHandler(batchHandler(false))
+            .build();
+    int before = CountingSocketFactory.SOCKETS.size();
+    assertThat(worker.runOnce()).isEqualTo(5);
+    assertThat(CountingSocketFactory.SOCKETS.size()).isGreaterThan(before);
+    return CountingSocketFactory.SOCKETS.get(CountingSocketFactory.SOCKETS.size() - 1).get();
+  }
+
   /** The round trips of one runOnce over {@code messages} new messages, with that handler. */
   private static int roundTrips(UnaryOperator<PostgresInboxWorker.Builder> handler, int messages) {
     execute("CREATE TABLE IF NOT EXISTS savepoint_writes (n bigint)");
@@ -140,10 +169,15 @@ class SavepointRoundTripsTest extends WorkerTestSupport {
 
     static final AtomicInteger FLUSHES = new AtomicInteger();
 
+    /** The flushes of each socket, in the order they were opened. */
+    static final List<AtomicInteger> SOCKETS = new CopyOnWriteArrayList<>();
+
     public CountingSocketFactory() {}
 
     @Override
     public Socket createSocket() {
+      AtomicInteger mine = new AtomicInteger();
+      SOCKETS.add(mine);
       return new Socket() {
         private OutputStream counting;
 
@@ -160,6 +194,7 @@ class SavepointRoundTripsTest extends WorkerTestSupport {
                   @Override
                   public void flush() throws IOException {
                     FLUSHES.incrementAndGet();
+                    mine.incrementAndGet();
                     super.flush();
                   }
                 };

@@ -157,14 +157,14 @@ final class BatchRunner {
       throws SQLException {
     WorkerConnection wc = statementsOn(connection);
     attempt.wc = wc;
-    int[] buckets = ctx.scope().bucketsForClaim(wc);
+    ClaimScope.Claimable scope = ctx.scope().claimable();
     boolean savepoint = claimSetsSavepoint;
-    List<InboxMessage> messages =
-        buckets != null && buckets.length == 0 ? List.of() : claim(wc, limit, buckets, savepoint);
+    List<InboxMessage> messages = scope.nothing() ? List.of() : claim(wc, limit, scope, savepoint);
     if (messages.size() < Math.max(minimum, 1)) { // none, or short of the order's minimum
       tracker.claimed(0);
-      // Holding nothing, wait for a head another worker holds (ordered inboxes only).
-      boolean released = messages.isEmpty() && awaitHeldHead(wc, buckets);
+      // Holding nothing, wait for a head another worker holds (ordered inboxes only). In the
+      // buckets the worker believes it leases: a lease lost meanwhile costs at most a claim.
+      boolean released = messages.isEmpty() && awaitHeldHead(wc, scope);
       rollbackOnly.run();
       return released ? BatchOutcome.headReleased() : BatchOutcome.empty();
     }
@@ -284,22 +284,23 @@ final class BatchRunner {
     return statements;
   }
 
-  private List<InboxMessage> claim(WorkerConnection wc, int limit, int[] buckets, boolean savepoint)
+  private List<InboxMessage> claim(
+      WorkerConnection wc, int limit, ClaimScope.Claimable scope, boolean savepoint)
       throws SQLException {
     PreparedStatement ps = savepoint ? wc.claimAndSavepoint() : wc.statement("claim");
     ps.setInt(1, limit);
     ps.setString(2, serverBound);
     ps.setString(3, serverBound);
-    setBuckets(wc, ps, 4, buckets);
+    ctx.scope().bind(wc, ps, 4, scope);
     long maxBytes = ctx.options().maxBatchBytes();
     if (maxBytes == WorkerOptions.NO_BATCH_BYTE_LIMIT) {
-      ps.setNull(5, Types.BIGINT);
+      ps.setNull(9, Types.BIGINT);
     } else {
-      ps.setLong(5, maxBytes);
+      ps.setLong(9, maxBytes);
     }
     // Counted in kept batches: a claim given back (short of its minimum) keeps the turn.
     int every = ctx.options().lowerPriorityEvery();
-    ps.setBoolean(6, every > 0 && (kept + 1) % every == 0);
+    ps.setBoolean(10, every > 0 && (kept + 1) % every == 0);
     ps.execute(); // the claimed rows first
     try (ResultSet rs = ps.getResultSet()) {
       return MessageRows.readAll(rs);
@@ -313,25 +314,17 @@ final class BatchRunner {
    * wake together share the heads (docs/performance.md, "Ordered claim"). True when one was
    * released.
    */
-  private boolean awaitHeldHead(WorkerConnection wc, int[] buckets) throws SQLException {
-    if (awaitMillis == 0 || (buckets != null && buckets.length == 0)) {
+  private boolean awaitHeldHead(WorkerConnection wc, ClaimScope.Claimable scope)
+      throws SQLException {
+    if (awaitMillis == 0 || scope.nothing()) {
       return false;
     }
     PreparedStatement ps = wc.statement("await_held_head");
     ps.setString(1, ctx.inbox());
     ps.setInt(2, awaitMillis);
-    setBuckets(wc, ps, 3, buckets);
+    ClaimScope.setArray(wc, ps, 3, scope.buckets());
     try (ResultSet rs = ps.executeQuery()) {
       return rs.next() && rs.getBoolean(1);
-    }
-  }
-
-  private static void setBuckets(
-      WorkerConnection wc, PreparedStatement ps, int index, int[] buckets) throws SQLException {
-    if (buckets == null) {
-      ps.setNull(index, Types.ARRAY);
-    } else {
-      ps.setArray(index, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
     }
   }
 }

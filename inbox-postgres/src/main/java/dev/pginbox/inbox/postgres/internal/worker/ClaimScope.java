@@ -2,38 +2,47 @@ package dev.pginbox.inbox.postgres.internal.worker;
 
 import dev.pginbox.inbox.PartitionAssignment;
 import dev.pginbox.inbox.Partitioning;
-import java.sql.Array;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Arrays;
+import java.sql.Types;
 
 /**
  * Which buckets a worker may claim from. All: every bucket (NULL). Static: the buckets of its
  * partition, fixed. Automatic: the buckets of the partitions it leases, re-checked by {@code
- * inbox.lease_guard} inside every claim transaction.
+ * inbox.lease_guard_buckets} in every claim statement (claim.sql), before the claim.
  */
 final class ClaimScope {
 
+  /**
+   * What one claim binds: the partitions the lease guard must lock (null: no guard) and the buckets
+   * to claim from (null: every bucket; empty: nothing), computed together from one heartbeat.
+   */
+  record Claimable(int[] partitions, int[] buckets) {
+    boolean nothing() {
+      return buckets != null && buckets.length == 0;
+    }
+  }
+
+  private static final Claimable NOTHING = new Claimable(new int[0], new int[0]);
+
   private final String inbox;
   private final String workerId;
-  private final int[] staticBuckets;
   private final int[][] bucketsByPartition;
 
-  /** Automatic mode: the partitions the last heartbeat returned. */
-  private volatile int[] heldPartitions = new int[0];
+  /** All and static: fixed; automatic: the partitions the last heartbeat returned. */
+  private volatile Claimable claimable;
 
   ClaimScope(PartitionAssignment assignment, String inbox, String workerId) {
     this.inbox = inbox;
     this.workerId = workerId;
     if (assignment instanceof PartitionAssignment.Static s) {
-      staticBuckets = allAsNull(Partitioning.bucketsOf(s.id(), s.count()));
+      claimable = new Claimable(null, allAsNull(Partitioning.bucketsOf(s.id(), s.count())));
       bucketsByPartition = null;
     } else if (assignment instanceof PartitionAssignment.Automatic a) {
-      staticBuckets = null;
+      claimable = NOTHING;
       bucketsByPartition = bucketsByPartition(a.partitions());
     } else {
-      staticBuckets = null;
+      claimable = new Claimable(null, null);
       bucketsByPartition = null;
     }
   }
@@ -60,45 +69,46 @@ final class ClaimScope {
     return bucketsByPartition != null;
   }
 
+  /** Automatic mode: the partitions a heartbeat returned. */
   void held(int[] partitions) {
-    heldPartitions = partitions.clone();
+    int[] copy = partitions.clone();
+    claimable = copy.length == 0 ? NOTHING : new Claimable(copy, allAsNull(bucketsOf(copy)));
   }
 
   int[] held() {
-    return heldPartitions.clone();
+    int[] partitions = claimable.partitions();
+    return partitions == null ? new int[0] : partitions.clone();
   }
 
   /**
-   * Buckets for counting waiting messages (no guard needed: a count decides nothing); null = all.
+   * What the next claim binds ({@link #bind}); a count of waiting messages uses its buckets without
+   * a guard (a count decides nothing).
    */
-  int[] bucketsForCount() {
-    if (bucketsByPartition != null) {
-      return allAsNull(bucketsOf(heldPartitions));
-    }
-    return staticBuckets;
+  Claimable claimable() {
+    return claimable;
   }
 
   /**
-   * Buckets for a claim in the current transaction of {@code wc}; in the automatic mode this runs
-   * the lease guard first, in the same transaction. Null = all buckets; empty = claim nothing.
+   * Binds the arguments of {@code inbox.lease_guard_buckets} at {@code index} .. {@code index + 4}
+   * of a claim statement: the guard in the automatic mode, {@code claimable}'s buckets as they are
+   * otherwise.
    */
-  int[] bucketsForClaim(WorkerConnection wc) throws SQLException {
-    if (bucketsByPartition == null) {
-      return staticBuckets;
-    }
-    int[] believed = heldPartitions;
-    if (believed.length == 0) {
-      return new int[0];
-    }
-    PreparedStatement guard = wc.statement("lease_guard");
-    guard.setString(1, inbox);
-    guard.setString(2, workerId);
-    guard.setArray(3, wc.connection().createArrayOf("int4", box(believed)));
-    try (ResultSet rs = guard.executeQuery()) {
-      rs.next();
-      Array held = rs.getArray(1);
-      Integer[] partitions = (Integer[]) held.getArray();
-      return allAsNull(bucketsOf(Arrays.stream(partitions).mapToInt(Integer::intValue).toArray()));
+  void bind(WorkerConnection wc, PreparedStatement ps, int index, Claimable claimable)
+      throws SQLException {
+    ps.setString(index, inbox);
+    ps.setString(index + 1, workerId);
+    setArray(wc, ps, index + 2, claimable.partitions());
+    ps.setInt(index + 3, bucketsByPartition == null ? 1 : bucketsByPartition.length);
+    setArray(wc, ps, index + 4, claimable.buckets());
+  }
+
+  /** An {@code integer[]} argument; null binds NULL. */
+  static void setArray(WorkerConnection wc, PreparedStatement ps, int index, int[] values)
+      throws SQLException {
+    if (values == null) {
+      ps.setNull(index, Types.ARRAY);
+    } else {
+      ps.setArray(index, wc.connection().createArrayOf("int4", box(values)));
     }
   }
 
@@ -124,7 +134,7 @@ final class ClaimScope {
     return buckets;
   }
 
-  static Integer[] box(int[] values) {
+  private static Integer[] box(int[] values) {
     Integer[] boxed = new Integer[values.length];
     for (int i = 0; i < values.length; i++) {
       boxed[i] = values[i];

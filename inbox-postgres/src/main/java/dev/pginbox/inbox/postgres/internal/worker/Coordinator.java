@@ -5,7 +5,6 @@ import dev.pginbox.inbox.WorkerListener.WakeUpCause;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.util.Set;
 
 /**
@@ -284,14 +283,11 @@ final class Coordinator implements Runnable {
     PreparedStatement ps = wc.statement("count_waiting");
     ps.setString(1, ctx.inbox());
     ps.setInt(2, cap);
-    int[] buckets = ctx.scope().bucketsForCount();
-    if (buckets == null) {
-      ps.setNull(3, Types.ARRAY);
-    } else if (buckets.length == 0) {
+    ClaimScope.Claimable scope = ctx.scope().claimable();
+    if (scope.nothing()) {
       return 0;
-    } else {
-      ps.setArray(3, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
     }
+    ClaimScope.setArray(wc, ps, 3, scope.buckets());
     int waiting;
     try (ResultSet rs = ps.executeQuery()) {
       rs.next();

@@ -4,7 +4,6 @@ import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,18 +57,14 @@ final class UnreadableMessage {
   }
 
   private void chargeHead(WorkerConnection wc, Throwable cause) throws SQLException {
-    int[] buckets = ctx.scope().bucketsForClaim(wc);
-    if (buckets != null && buckets.length == 0) {
+    ClaimScope.Claimable scope = ctx.scope().claimable();
+    if (scope.nothing()) {
       return;
     }
     PreparedStatement ps = wc.statement("claim_unreadable");
     ps.setString(1, serverBound);
     ps.setString(2, serverBound);
-    if (buckets == null) {
-      ps.setNull(3, Types.ARRAY);
-    } else {
-      ps.setArray(3, wc.connection().createArrayOf("int4", ClaimScope.box(buckets)));
-    }
+    ctx.scope().bind(wc, ps, 3, scope);
     String eventId;
     long bytes;
     try (ResultSet rs = ps.executeQuery()) {

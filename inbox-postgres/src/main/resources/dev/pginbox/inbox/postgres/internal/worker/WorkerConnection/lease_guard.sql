@@ -1,1 +1,0 @@
-SELECT inbox.lease_guard(?, ?, ?::integer[])
