@@ -369,15 +369,15 @@ BEGIN
 END;
 $$;
 
--- The buckets a claim may take, its lease guard included, for one statement with the claim
--- (claim.sql passes the result to claim_<name>): without automatic partitions (p_partitions NULL),
--- p_buckets as given. Otherwise lease_guard(p_partitions) first, then p_buckets (the buckets of
--- p_partitions, NULL = all 1,024) when the guard returned every one of p_partitions, as it does
+-- The buckets a claim may take, its lease guard included, for one statement with the claim (the
+-- worker's claim_guarded.sql passes the result to claim_<name>; as a statement of its own the
+-- guard cost every claim transaction a round trip). Without automatic partitions (p_partitions
+-- NULL), p_buckets as given. Otherwise lease_guard(p_partitions) first, then p_buckets (the buckets
+-- of p_partitions, NULL = all 1,024) when the guard returned every one of p_partitions, as it does
 -- unless a lease moved since the worker's last heartbeat; after a move, the buckets of p_buckets
 -- whose partition of p_partition_count the guard returned ('{}' for none: claim nothing). That
 -- recomputation hashes each bucket for every partition (inbox_bucket_owner, ~30 ms for 1,024
--- buckets of 32 partitions), so it is kept off the path every claim takes. As a statement of its own
--- the guard cost each claim transaction a round trip, 13-18 % of a single worker's claims of 100.
+-- buckets of 32 partitions), so it is kept off the path every claim takes.
 CREATE OR REPLACE FUNCTION inbox.lease_guard_buckets(p_inbox text, p_worker text,
     p_partitions integer[], p_partition_count integer, p_buckets integer[])
 RETURNS integer[]

@@ -183,6 +183,36 @@ class PartitionsTest extends WorkerTestSupport {
         .isEqualTo(2);
   }
 
+  @org.junit.jupiter.api.Test
+  void a_worker_restarted_under_its_old_id_takes_its_leases_back_at_once() {
+    PartitionAssignment auto = new PartitionAssignment.Automatic(4, Duration.ofSeconds(60));
+    // The previous incarnation of "collector-1" holds every partition for another minute: it died
+    // (no worker_leave) right after its heartbeat.
+    String same = newInbox("restart_same");
+    String other = newInbox("restart_other");
+    for (String inbox : List.of(same, other)) {
+      execute(
+          "SELECT inbox.worker_heartbeat('"
+              + inbox
+              + "', 'collector-1', 4, interval '60 seconds')");
+      insert(inbox, "m", 0, 10, 10);
+    }
+    InboxWorker restarted =
+        PostgresInboxWorker.builder(
+                dataSource(), options(same, false).partitions(auto).batchSize(50).build())
+            .workerId("collector-1")
+            .handler((m, tx) -> Outcome.processed())
+            .build();
+    assertThat(restarted.runOnce()).as("the same id renews its own leases").isEqualTo(10);
+    InboxWorker renamed =
+        PostgresInboxWorker.builder(
+                dataSource(), options(other, false).partitions(auto).batchSize(50).build())
+            .workerId("collector-1-" + System.nanoTime())
+            .handler((m, tx) -> Outcome.processed())
+            .build();
+    assertThat(renamed.runOnce()).as("a new id waits for the old leases to expire").isZero();
+  }
+
   private static List<Long> leaseCounts(String inbox) {
     try (Handle h = JDBI.open()) {
       return h.createQuery(

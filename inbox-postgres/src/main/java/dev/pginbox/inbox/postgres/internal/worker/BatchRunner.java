@@ -287,20 +287,30 @@ final class BatchRunner {
   private List<InboxMessage> claim(
       WorkerConnection wc, int limit, ClaimScope.Claimable scope, boolean savepoint)
       throws SQLException {
-    PreparedStatement ps = savepoint ? wc.claimAndSavepoint() : wc.statement("claim");
+    // Automatic partitions: the lease guard in the claim's statement (claim_guarded.sql).
+    boolean guarded = scope.partitions() != null;
+    String name = guarded ? "claim_guarded" : "claim";
+    PreparedStatement ps = savepoint ? wc.claimAndSavepoint(name) : wc.statement(name);
     ps.setInt(1, limit);
     ps.setString(2, serverBound);
     ps.setString(3, serverBound);
-    ctx.scope().bind(wc, ps, 4, scope);
+    int next;
+    if (guarded) {
+      ctx.scope().bind(wc, ps, 4, scope);
+      next = 9;
+    } else {
+      ClaimScope.setArray(wc, ps, 4, scope.buckets());
+      next = 5;
+    }
     long maxBytes = ctx.options().maxBatchBytes();
     if (maxBytes == WorkerOptions.NO_BATCH_BYTE_LIMIT) {
-      ps.setNull(9, Types.BIGINT);
+      ps.setNull(next, Types.BIGINT);
     } else {
-      ps.setLong(9, maxBytes);
+      ps.setLong(next, maxBytes);
     }
     // Counted in kept batches: a claim given back (short of its minimum) keeps the turn.
     int every = ctx.options().lowerPriorityEvery();
-    ps.setBoolean(10, every > 0 && (kept + 1) % every == 0);
+    ps.setBoolean(next + 1, every > 0 && (kept + 1) % every == 0);
     ps.execute(); // the claimed rows first
     try (ResultSet rs = ps.getResultSet()) {
       return MessageRows.readAll(rs);

@@ -9,7 +9,7 @@ import java.sql.Types;
 /**
  * Which buckets a worker may claim from. All: every bucket (NULL). Static: the buckets of its
  * partition, fixed. Automatic: the buckets of the partitions it leases, re-checked by {@code
- * inbox.lease_guard_buckets} in every claim statement (claim.sql), before the claim.
+ * inbox.lease_guard_buckets} in every claim statement (claim_guarded.sql), before the claim.
  */
 final class ClaimScope {
 

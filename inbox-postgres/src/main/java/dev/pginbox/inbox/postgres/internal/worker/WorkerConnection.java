@@ -150,11 +150,12 @@ final class WorkerConnection implements AutoCloseable {
   }
 
   /**
-   * The claim followed by {@code SAVEPOINT}, the start of the handler's first part ({@link
-   * InFlightBatch#SAVEPOINT}): one round trip for both. The claim's rows are the first result.
+   * Claim statement {@code name} followed by {@code SAVEPOINT}, the start of the handler's first
+   * part ({@link InFlightBatch#SAVEPOINT}): one round trip for both. The claim's rows are the first
+   * result.
    */
-  PreparedStatement claimAndSavepoint() throws SQLException {
-    return prepared("claim", ";\nSAVEPOINT " + InFlightBatch.SAVEPOINT);
+  PreparedStatement claimAndSavepoint(String name) throws SQLException {
+    return prepared(name, ";\nSAVEPOINT " + InFlightBatch.SAVEPOINT);
   }
 
   private PreparedStatement prepared(String name, String then) throws SQLException {
