@@ -211,7 +211,8 @@ public final class Collector {
             handler,
             listener,
             limiter == null ? ClaimPermits.UNLIMITED : limiter,
-            metrics);
+            metrics,
+            config.workerId());
     DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
     OperatorHttp.Running http = null;
     try {

@@ -20,13 +20,18 @@ final class CollectorWorkers {
       BatchHandler handler,
       WorkerListener listener,
       ClaimPermits claimPermits,
-      MeterRegistry registry) {
-    return PostgresInboxWorker.builder(dataSource, options)
-        .batchHandler(handler)
-        .listener(listener)
-        // The send-rate budget: permits are taken before a claim, never inside a transaction.
-        .claimPermits(claimPermits)
-        .meterRegistry(registry)
-        .build();
+      MeterRegistry registry,
+      String workerId) {
+    PostgresInboxWorker.Builder builder =
+        PostgresInboxWorker.builder(dataSource, options)
+            .batchHandler(handler)
+            .listener(listener)
+            // The send-rate budget: permits are taken before a claim, never inside a transaction.
+            .claimPermits(claimPermits)
+            .meterRegistry(registry);
+    if (workerId != null) { // MAILROOM_WORKER_ID
+      builder.workerId(workerId);
+    }
+    return builder.build();
   }
 }

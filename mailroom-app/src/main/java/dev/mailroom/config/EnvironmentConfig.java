@@ -39,6 +39,10 @@ public final class EnvironmentConfig {
   public static final String EMBEDDED_PORT = "MAILROOM_EMBEDDED_PORT";
   public static final String LOG_LEVEL = "MAILROOM_LOG_LEVEL";
   public static final String CONCURRENCY = "MAILROOM_CONCURRENCY";
+  public static final String WORKER_ID = "MAILROOM_WORKER_ID";
+
+  /** PostgresInboxWorker.Builder.workerId's limit. */
+  private static final int WORKER_ID_MAX_LENGTH = 200;
 
   private static final Pattern HEX_KEY = Pattern.compile("[0-9a-fA-F]{64}");
   private static final Pattern CHANNEL = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
@@ -122,6 +126,7 @@ public final class EnvironmentConfig {
     if (port < 1 || port > 65535) {
       throw new ConfigException(EMBEDDED_PORT + " must be a TCP port (1-65535), got: " + port);
     }
+    PartitionAssignment partitions = partitions();
     return new MailroomConfig(
         database,
         key,
@@ -131,13 +136,30 @@ public final class EnvironmentConfig {
         Duration.ofMillis(timeout),
         Duration.ofMillis(healthcheck),
         Duration.ofMillis(poll),
-        partitions(),
+        partitions,
         sendRate(),
         Path.of(orDefault(DATA_DIR, MailroomConfig.DEFAULT_DATA_DIR)),
         (int) port,
         debug(),
         warnings,
-        (int) concurrency);
+        (int) concurrency,
+        workerId(partitions));
+  }
+
+  /** The collector's id for automatic partitions: a stable one takes its leases back at restart. */
+  private String workerId(PartitionAssignment partitions) {
+    String id = value(WORKER_ID);
+    if (id == null) {
+      return null;
+    }
+    if (id.isBlank() || id.length() > WORKER_ID_MAX_LENGTH) {
+      throw new ConfigException(
+          WORKER_ID + " must be 1 to " + WORKER_ID_MAX_LENGTH + " characters, not blank");
+    }
+    if (!(partitions instanceof PartitionAssignment.Automatic)) {
+      warnings.add(WORKER_ID + " is ignored without " + PARTITION_MODE + "=auto");
+    }
+    return id;
   }
 
   private byte[] secretKey() {

@@ -12,6 +12,8 @@ import java.util.List;
  * @param secretKey the 32-byte HMAC key; null = none given (embedded mode generates one)
  * @param sendRate emails per second, or null for no budget
  * @param concurrency batches handled at once (processor threads, one connection each)
+ * @param workerId the collector's id among the inbox's live workers (automatic partitions); null =
+ *     the library's default (host, pid and a random suffix, new at every start)
  * @param warnings the {@code WARN: ...} messages of values that fell back to defaults
  */
 public record MailroomConfig(
@@ -29,7 +31,8 @@ public record MailroomConfig(
     int embeddedPort,
     boolean debug,
     List<String> warnings,
-    int concurrency) {
+    int concurrency,
+    String workerId) {
 
   public static final String DEFAULT_CHANNEL = "token_insert";
   public static final String DEFAULT_QUEUE = "mailroom";
@@ -62,7 +65,8 @@ public record MailroomConfig(
         embeddedPort,
         debug,
         warnings,
-        concurrency);
+        concurrency,
+        workerId);
   }
 
   public MailroomConfig withDatabase(ConnectionSettings settings) {
@@ -81,7 +85,8 @@ public record MailroomConfig(
         embeddedPort,
         debug,
         warnings,
-        concurrency);
+        concurrency,
+        workerId);
   }
 
   /** The original's start-up line. */

@@ -73,6 +73,7 @@ class MultiCollectorTest {
         if (auto) {
           env.put("MAILROOM_PARTITION_MODE", "auto");
           env.put("MAILROOM_PARTITION_COUNT", "8");
+          env.put("MAILROOM_WORKER_ID", prefix + "-collector-" + i);
         } else {
           env.put("MAILROOM_PARTITION_ID", String.valueOf(i));
           env.put("MAILROOM_PARTITION_COUNT", String.valueOf(collectors));
@@ -82,6 +83,18 @@ class MultiCollectorTest {
       String[] logins = new String[60];
       for (int i = 0; i < logins.length; i++) {
         logins[i] = prefix + "_" + i;
+      }
+      if (auto) {
+        // The collectors lease under the ids they were given (MAILROOM_WORKER_ID).
+        await()
+            .atMost(WAIT)
+            .until(
+                () ->
+                    db.count(
+                            "SELECT count(DISTINCT owner_id) FROM inbox.inbox_partition_leases"
+                                + " WHERE lease_expires_at > now() AND owner_id LIKE ?",
+                            prefix + "-collector-%")
+                        == collectors);
       }
       db.signUp(logins);
       await()

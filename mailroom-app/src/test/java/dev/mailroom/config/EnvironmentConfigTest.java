@@ -197,6 +197,24 @@ class EnvironmentConfigTest {
   }
 
   @Test
+  void worker_id_for_automatic_partitions() {
+    assertThat(EnvironmentConfig.read(env()).workerId()).isNull();
+    MailroomConfig c =
+        EnvironmentConfig.read(
+            env("MAILROOM_PARTITION_MODE", "auto", "MAILROOM_WORKER_ID", "collector-0"));
+    assertThat(c.workerId()).isEqualTo("collector-0");
+    assertThat(c.warnings()).isEmpty();
+    assertThat(EnvironmentConfig.read(env("MAILROOM_WORKER_ID", "collector-0")).warnings())
+        .containsExactly("MAILROOM_WORKER_ID is ignored without MAILROOM_PARTITION_MODE=auto");
+    assertError(
+        env("MAILROOM_PARTITION_MODE", "auto", "MAILROOM_WORKER_ID", " "),
+        "MAILROOM_WORKER_ID must be 1 to 200 characters");
+    assertError(
+        env("MAILROOM_PARTITION_MODE", "auto", "MAILROOM_WORKER_ID", "x".repeat(201)),
+        "MAILROOM_WORKER_ID must be 1 to 200 characters");
+  }
+
+  @Test
   void send_rate_and_log_level() {
     assertThat(EnvironmentConfig.read(env("MAILROOM_SEND_RATE", "0.38")).sendRate())
         .isEqualTo(0.38);

@@ -149,7 +149,8 @@ public record InboxProperties(
               0,
               1,
               PartitionAssignment.Automatic.DEFAULT_PARTITIONS,
-              PartitionAssignment.Automatic.DEFAULT_LEASE),
+              PartitionAssignment.Automatic.DEFAULT_LEASE,
+              null),
           DataSize.ofBytes(o.maxBatchBytes()),
           o.lowerPriorityEvery());
     }
@@ -186,13 +187,17 @@ public record InboxProperties(
    * @param count the number of partitions (static)
    * @param automaticPartitions the number of partitions shared out (automatic)
    * @param leaseDuration how long a partition lease lasts without a heartbeat (automatic)
+   * @param workerId this worker's id among the inbox's live workers (automatic; default host, pid
+   *     and a random suffix, new at every start). A stable id, such as a pod's name, takes its
+   *     leases back at once after a restart; two workers running at once must not share one.
    */
   public record Partitions(
       @DefaultValue("all") PartitionMode mode,
       @DefaultValue("0") int id,
       @DefaultValue("1") int count,
       @DefaultValue("32") int automaticPartitions,
-      @DefaultValue("10s") Duration leaseDuration) {
+      @DefaultValue("10s") Duration leaseDuration,
+      String workerId) {
 
     PartitionAssignment assignment() {
       return switch (mode) {

@@ -152,6 +152,10 @@ final class InboxWorkerRegistrar implements SmartInitializingSingleton {
         PostgresInboxWorker.builder(c.workerConnections(), options)
             .listener(connection)
             .meterRegistry(c.meters());
+    String workerId = definition.worker().partitions().workerId();
+    if (workerId != null) {
+      builder.workerId(workerId);
+    }
     if (c.transactions() != null) {
       // Batches in transactions of the application's transaction manager (JDBC or JPA).
       builder.transactionBoundary(new SpringBatchTransactions(c.transactions(), c.dataSource()));

@@ -98,6 +98,25 @@ class ActuatorAndMetricsTest extends SpringInboxTest {
   }
 
   @Test
+  void an_automatic_worker_holds_its_leases_under_the_configured_id() {
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              @SuppressWarnings("unchecked")
+              List<Map<String, Object>> leases =
+                  (List<Map<String, Object>>) endpoint.view("audit", "partitions", null);
+              assertThat(leases).hasSize(4);
+              assertThat(leases)
+                  .allSatisfy(
+                      l ->
+                          assertThat(l)
+                              .containsEntry("owner_id", "audit-pod-0")
+                              .containsEntry("live", true));
+            });
+  }
+
+  @Test
   void workers_count_into_the_applications_meter_registry() {
     inboxes.send("pings", NewMessage.of("ping-metrics", "ping", null, null));
 

@@ -27,6 +27,9 @@ import org.springframework.test.context.DynamicPropertySource;
       "inbox.inboxes.notes.max-retries=1",
       "inbox.inboxes.audit.worker.batch-size=50",
       "inbox.inboxes.audit.worker.max-batch-bytes=2MB",
+      "inbox.inboxes.audit.worker.partitions.mode=automatic",
+      "inbox.inboxes.audit.worker.partitions.automatic-partitions=4",
+      "inbox.inboxes.audit.worker.partitions.worker-id=audit-pod-0",
       "inbox.inboxes.idle.create=true",
       "inbox.actuator.write-operations=true",
       "management.endpoints.web.exposure.include=health,inbox"
