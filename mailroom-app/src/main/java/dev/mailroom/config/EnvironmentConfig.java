@@ -158,6 +158,7 @@ public final class EnvironmentConfig {
     }
     if (!(partitions instanceof PartitionAssignment.Automatic)) {
       warnings.add(WORKER_ID + " is ignored without " + PARTITION_MODE + "=auto");
+      return null;
     }
     return id;
   }

@@ -204,7 +204,9 @@ class EnvironmentConfigTest {
             env("MAILROOM_PARTITION_MODE", "auto", "MAILROOM_WORKER_ID", "collector-0"));
     assertThat(c.workerId()).isEqualTo("collector-0");
     assertThat(c.warnings()).isEmpty();
-    assertThat(EnvironmentConfig.read(env("MAILROOM_WORKER_ID", "collector-0")).warnings())
+    MailroomConfig ignored = EnvironmentConfig.read(env("MAILROOM_WORKER_ID", "collector-0"));
+    assertThat(ignored.workerId()).isNull();
+    assertThat(ignored.warnings())
         .containsExactly("MAILROOM_WORKER_ID is ignored without MAILROOM_PARTITION_MODE=auto");
     assertError(
         env("MAILROOM_PARTITION_MODE", "auto", "MAILROOM_WORKER_ID", " "),
