@@ -4,13 +4,16 @@ import dev.pginbox.inbox.BatchResult;
 import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -184,6 +187,7 @@ final class ConsumeScenario {
     AtomicLong handled = new AtomicLong();
     List<InboxWorker> started = new ArrayList<>();
     StartGate gate = new StartGate();
+    Semaphore leaseChanges = new Semaphore(0);
     try {
       for (int w = 0; w < workers; w++) {
         WorkerOptions options = WorkerOptions.builder(inbox)
@@ -202,12 +206,18 @@ final class ConsumeScenario {
               return BatchResult.allProcessed();
             })
             .claimPermits(gate)
+            .listener(new WorkerListener() {
+              @Override
+              public void onPartitionsChanged(Set<Integer> held, int partitions) {
+                leaseChanges.release();
+              }
+            })
             .build();
         worker.start();
         started.add(worker);
       }
       if (variant == Variant.ORDERED_AUTOMATIC) {
-        awaitBalancedLeases(started);
+        awaitBalancedLeases(started, leaseChanges);
       }
       long begin = gate.open();
       if (!drained.await(10, TimeUnit.MINUTES)) {
@@ -228,8 +238,11 @@ final class ConsumeScenario {
   /**
    * Waits until the workers hold every partition between them, each at least its share (a worker
    * gives up a surplus, and another takes it, at their heartbeats: a few seconds after a start).
+   * Checked again whenever a worker's partitions change ({@code changes}, released by each worker's
+   * onPartitionsChanged).
    */
-  private static void awaitBalancedLeases(List<InboxWorker> workers) throws InterruptedException {
+  private static void awaitBalancedLeases(List<InboxWorker> workers, Semaphore changes)
+      throws InterruptedException {
     int partitions = PartitionAssignment.Automatic.DEFAULT_PARTITIONS;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
@@ -243,10 +256,10 @@ final class ConsumeScenario {
       if (held == partitions && least >= partitions / workers.size()) {
         return;
       }
-      if (System.nanoTime() > deadline) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0 || !changes.tryAcquire(left, TimeUnit.NANOSECONDS)) {
         throw new IllegalStateException("partition leases not balanced within 60 s: " + held + " held, least " + least);
       }
-      Thread.sleep(50);
     }
   }
 

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -183,7 +184,7 @@ class PartitionsTest extends WorkerTestSupport {
         .isEqualTo(2);
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void a_worker_restarted_under_its_old_id_takes_its_leases_back_at_once() {
     PartitionAssignment auto = new PartitionAssignment.Automatic(4, Duration.ofSeconds(60));
     // The previous incarnation of "collector-1" holds every partition for another minute: it died
