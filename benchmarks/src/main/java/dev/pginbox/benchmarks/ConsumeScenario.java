@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 /**
  * Scenario 2: a backlog of pre-inserted messages drained by 1, 2 and 4 workers (each its own
@@ -133,17 +134,34 @@ final class ConsumeScenario {
   }
 
   /**
-   * The claim's byte budget (WorkerOptions.maxBatchBytes) on and off, interleaved run by run (off,
-   * on, on, off, ...) so that both see the same machine load: the default budget, which never binds
-   * on these ~100-byte payloads, against NO_BATCH_BYTE_LIMIT (the claim without the running sum).
+   * The claim's byte budget (WorkerOptions.maxBatchBytes) on and off: the default budget, which
+   * never binds on these ~100-byte payloads, against NO_BATCH_BYTE_LIMIT (the claim without the
+   * running sum).
    */
   static void runBudget(Report report, int runs, double scale) throws Exception {
-    report.section("Consume with the byte budget off and on, interleaved (messages/s, median of runs, min..max)",
-        "| variant | batch | workers | messages | budget off | budget on (16 MiB) | on / off |");
-    BenchDatabase db = BenchDatabase.create("consume_budget");
+    runPaired(report, runs, scale, "budget", "the byte budget", "budget off", "budget on (16 MiB)",
+        b -> b.maxBatchBytes(WorkerOptions.NO_BATCH_BYTE_LIMIT), b -> b);
+  }
+
+  /** Claim ahead (WorkerOptions.claimAhead) off and on. */
+  static void runClaimAhead(Report report, int runs, double scale) throws Exception {
+    runPaired(report, runs, scale, "ahead", "claim ahead", "claim ahead off", "claim ahead on",
+        b -> b, b -> b.claimAhead(true));
+  }
+
+  /**
+   * One option off and on, plain and ordered, batch 100 and 1,000, 1 and 2 workers, interleaved run
+   * by run (off, on, on, off, ...) so that both see the same machine load.
+   */
+  private static void runPaired(Report report, int runs, double scale, String name, String what, String offHeader,
+      String onHeader, UnaryOperator<WorkerOptions.Builder> off, UnaryOperator<WorkerOptions.Builder> on)
+      throws Exception {
+    report.section("Consume with " + what + " off and on, interleaved (messages/s, median of runs, min..max)",
+        "| variant | batch | workers | messages | " + offHeader + " | " + onHeader + " | on / off |");
+    BenchDatabase db = BenchDatabase.create("consume_" + name);
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
     for (Variant variant : List.of(Variant.PLAIN, Variant.ORDERED)) {
-      String inbox = "budget_" + variant.name().toLowerCase();
+      String inbox = name + "_" + variant.name().toLowerCase();
       manager.createInbox(inbox);
       if (variant == Variant.ORDERED) {
         manager.enableOrdering(inbox);
@@ -151,21 +169,19 @@ final class ConsumeScenario {
       for (int batch : new int[] {100, 1000}) {
         for (int workers : new int[] {1, 2}) {
           int messages = (int) (scale * 100_000);
-          Measurements off = new Measurements();
-          Measurements on = new Measurements();
+          Measurements offRates = new Measurements();
+          Measurements onRates = new Measurements();
           for (int run = -1; run < runs; run++) {
             boolean offFirst = run % 2 == 0;
-            double first = drain(db, inbox, variant, batch, workers, messages,
-                offFirst ? WorkerOptions.NO_BATCH_BYTE_LIMIT : WorkerOptions.DEFAULT_MAX_BATCH_BYTES);
-            double second = drain(db, inbox, variant, batch, workers, messages,
-                offFirst ? WorkerOptions.DEFAULT_MAX_BATCH_BYTES : WorkerOptions.NO_BATCH_BYTE_LIMIT);
+            double first = drain(db, inbox, variant, batch, workers, messages, offFirst ? off : on);
+            double second = drain(db, inbox, variant, batch, workers, messages, offFirst ? on : off);
             if (run >= 0) {
-              off.add(offFirst ? first : second);
-              on.add(offFirst ? second : first);
+              offRates.add(offFirst ? first : second);
+              onRates.add(offFirst ? second : first);
             }
           }
           report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages),
-              off.summary(), on.summary(), String.format("%.3f", on.median() / off.median()));
+              offRates.summary(), onRates.summary(), String.format("%.3f", onRates.median() / offRates.median()));
         }
       }
     }
@@ -173,11 +189,12 @@ final class ConsumeScenario {
 
   static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
       throws Exception {
-    return drain(db, inbox, variant, batch, workers, messages, WorkerOptions.DEFAULT_MAX_BATCH_BYTES);
+    return drain(db, inbox, variant, batch, workers, messages, b -> b);
   }
 
+  /** {@code tuning}: applied to each worker's options last. */
   private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages,
-      long maxBatchBytes) throws Exception {
+      UnaryOperator<WorkerOptions.Builder> tuning) throws Exception {
     db.execute("TRUNCATE inbox." + inbox);
     db.execute(("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
         + "SELECT 'm' || g, CASE WHEN g %% 10 = 0 THEN 'order.cancelled' ELSE 'order.placed' END, 'bench', "
@@ -190,12 +207,11 @@ final class ConsumeScenario {
     Semaphore leaseChanges = new Semaphore(0);
     try {
       for (int w = 0; w < workers; w++) {
-        WorkerOptions options = WorkerOptions.builder(inbox)
+        WorkerOptions options = tuning.apply(WorkerOptions.builder(inbox)
             .batchSize(batch)
             .pollInterval(Duration.ofMillis(100))
             .partitions(variant.partitions(w, workers))
-            .retention(false)
-            .maxBatchBytes(maxBatchBytes)
+            .retention(false))
             .build();
         // Own connections, as a separate process would have (the pool is for producers).
         InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(), options)

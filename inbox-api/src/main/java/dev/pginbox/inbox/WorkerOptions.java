@@ -27,6 +27,12 @@ import java.util.Objects;
  *     messages below the most urgent priority waiting (when any can be claimed), so those get at
  *     least that share of the batches however many urgent messages keep coming; 0 (the default):
  *     strict priority order
+ * @param claimAhead one processor more than {@code concurrency} (and one connection more): it
+ *     claims the next batch while the current one is handled and committed, and its handler starts
+ *     once that batch has committed, so no more than {@code concurrency} handlers run at once and
+ *     each sees the writes of the batches handled before it (the worker's transactions are READ
+ *     COMMITTED: its transaction began before their commit, its statements after). Off by default;
+ *     see docs/consuming.md, "Claim ahead"
  */
 public record WorkerOptions(
     String inbox,
@@ -44,7 +50,8 @@ public record WorkerOptions(
     boolean retention,
     Duration idleConnectionCheck,
     long maxBatchBytes,
-    int lowerPriorityEvery) {
+    int lowerPriorityEvery,
+    boolean claimAhead) {
 
   public static final int DEFAULT_BATCH_SIZE = 100;
   public static final Duration DEFAULT_BATCH_TIMEOUT = Duration.ZERO;
@@ -129,6 +136,7 @@ public record WorkerOptions(
     private Duration idleConnectionCheck;
     private long maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
     private int lowerPriorityEvery;
+    private boolean claimAhead;
 
     private Builder(String inbox) {
       this.inbox = inbox;
@@ -222,6 +230,15 @@ public record WorkerOptions(
       return this;
     }
 
+    /**
+     * Claims the next batch while the current one is handled and committed (one more processor and
+     * connection; handlers still run one at a time per unit of concurrency). Off by default.
+     */
+    public Builder claimAhead(boolean v) {
+      claimAhead = v;
+      return this;
+    }
+
     public WorkerOptions build() {
       return new WorkerOptions(
           inbox,
@@ -239,7 +256,8 @@ public record WorkerOptions(
           retention,
           idleConnectionCheck,
           maxBatchBytes,
-          lowerPriorityEvery);
+          lowerPriorityEvery,
+          claimAhead);
     }
   }
 }

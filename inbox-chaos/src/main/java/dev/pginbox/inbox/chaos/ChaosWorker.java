@@ -50,6 +50,8 @@ public final class ChaosWorker {
         WorkerOptions.builder(inbox)
             .batchSize(50)
             .concurrency(2)
+            // Half the workers claim ahead (the names end in a number).
+            .claimAhead(Character.getNumericValue(name.charAt(name.length() - 1)) % 2 == 1)
             .pollInterval(Duration.ofMillis(500))
             .reconnectBackoff(Duration.ofMillis(50), Duration.ofSeconds(1))
             .partitions(new PartitionAssignment.Automatic(8, Duration.ofSeconds(2)))

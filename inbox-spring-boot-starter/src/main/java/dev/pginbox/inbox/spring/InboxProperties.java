@@ -119,6 +119,8 @@ public record InboxProperties(
    *     claimed)
    * @param lowerPriorityEvery every n-th batch goes to the messages below the most urgent priority
    *     waiting (0: strict priority)
+   * @param claimAhead claim the next batch while the current one is handled and committed (one
+   *     connection more; handlers still run one at a time per unit of concurrency)
    */
   public record Worker(
       @DefaultValue("true") boolean enabled,
@@ -131,7 +133,8 @@ public record InboxProperties(
       @DefaultValue("10s") Duration shutdownGrace,
       @DefaultValue Partitions partitions,
       @DefaultValue("16MB") DataSize maxBatchBytes,
-      @DefaultValue("0") int lowerPriorityEvery) {
+      @DefaultValue("0") int lowerPriorityEvery,
+      @DefaultValue("false") boolean claimAhead) {
 
     static Worker defaults() {
       WorkerOptions o = WorkerOptions.builder("defaults").build();
@@ -152,7 +155,8 @@ public record InboxProperties(
               PartitionAssignment.Automatic.DEFAULT_LEASE,
               null),
           DataSize.ofBytes(o.maxBatchBytes()),
-          o.lowerPriorityEvery());
+          o.lowerPriorityEvery(),
+          o.claimAhead());
     }
 
     WorkerOptions options(String inbox) {
@@ -167,6 +171,7 @@ public record InboxProperties(
           .partitions(partitions.assignment())
           .maxBatchBytes(maxBatchBytes.toBytes())
           .lowerPriorityEvery(lowerPriorityEvery)
+          .claimAhead(claimAhead)
           .build();
     }
   }

@@ -168,6 +168,8 @@ class ListenerTransactionTest extends SpringInboxTest {
     assertThat(workers.get("inboxWorker.audit").options().maxBatchBytes()).isEqualTo(2L << 20);
     assertThat(workers.get("inboxWorker.orders").options().maxBatchBytes())
         .isEqualTo(WorkerOptions.DEFAULT_MAX_BATCH_BYTES);
+    assertThat(workers.get("inboxWorker.audit").options().claimAhead()).isTrue();
+    assertThat(workers.get("inboxWorker.orders").options().claimAhead()).isFalse();
     assertThat(manager.exists("idle")).isTrue(); // created from properties, no worker
   }
 }

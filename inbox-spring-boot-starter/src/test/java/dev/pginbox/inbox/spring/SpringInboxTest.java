@@ -27,6 +27,7 @@ import org.springframework.test.context.DynamicPropertySource;
       "inbox.inboxes.notes.max-retries=1",
       "inbox.inboxes.audit.worker.batch-size=50",
       "inbox.inboxes.audit.worker.max-batch-bytes=2MB",
+      "inbox.inboxes.audit.worker.claim-ahead=true",
       "inbox.inboxes.audit.worker.partitions.mode=automatic",
       "inbox.inboxes.audit.worker.partitions.automatic-partitions=4",
       "inbox.inboxes.audit.worker.partitions.worker-id=audit-pod-0",

@@ -35,6 +35,7 @@ class ExactlyOnceTest extends WorkerTestSupport {
                       dataSource(),
                       options(inbox, listen)
                           .concurrency(2)
+                          .claimAhead(w % 2 == 1) // half of them claim ahead
                           .batchSize(100)
                           .batchTimeout(Duration.ofMillis(batchTimeoutMillis))
                           .build())

@@ -9,7 +9,8 @@ import java.net.UnknownHostException;
 /**
  * What a worker tells {@code inbox.worker_announce} about itself at every gauge refresh, so that
  * {@code inbox.inbox_workers} lists it whatever its partition mode: host, process id, assignment,
- * concurrency and the announcement interval (the registry calls a worker silent after three).
+ * concurrency, claim ahead and the announcement interval (the registry calls a worker silent after
+ * three).
  */
 final class Announcement {
 
@@ -20,6 +21,7 @@ final class Announcement {
     node.put("host", host());
     node.put("pid", ProcessHandle.current().pid());
     node.put("concurrency", ctx.options().concurrency());
+    node.put("claim_ahead", ctx.options().claimAhead());
     node.put("interval_seconds", Math.max(1, ctx.gaugeInterval().toSeconds()));
     PartitionAssignment partitions = ctx.options().partitions();
     if (partitions instanceof PartitionAssignment.Static s) {

@@ -11,6 +11,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +57,16 @@ final class BatchRunner {
   /** How long a timed-out batch's thread waits for its replacement to be done with the batch. */
   private final long releaseWaitNanos;
 
+  /** With claim ahead, the run's handler turns; null without (and for runOnce). */
+  private final HandlerTurns turns;
+
+  /**
+   * The longest a claimed batch waits for a handler turn: halfway between the processing timeout
+   * (by which the batch holding the turn is taken away; ending it takes a moment more) and the
+   * server's bound on an idle transaction ({@link ServerBound}), which would end this one.
+   */
+  private final long turnWaitNanos;
+
   /** Batches this runner kept (claimed and not given back): every n-th skips the top priority. */
   private long kept;
 
@@ -75,8 +86,12 @@ final class BatchRunner {
       BatchTransactionBoundary boundary,
       Suspects suspects,
       OutcomeRecorder recorder,
-      boolean waitsForHeldHeads) {
+      boolean waitsForHeldHeads,
+      HandlerTurns turns) {
     this.ctx = ctx;
+    this.turns = turns;
+    Duration timeout = ctx.options().processingTimeout();
+    this.turnWaitNanos = timeout.plus(ServerBound.of(timeout)).dividedBy(2).toNanos();
     this.boundary = boundary;
     this.suspects = suspects;
     this.recorder = recorder;
@@ -117,6 +132,17 @@ final class BatchRunner {
   private BatchOutcome attempt(DispatchReason reason, int minimum, int limit, Tracker tracker) {
     Attempt attempt = new Attempt();
     try {
+      return transaction(reason, minimum, limit, tracker, attempt);
+    } finally {
+      if (attempt.turn != null) {
+        attempt.turn.end(); // the transaction is over, whichever way it ended
+      }
+    }
+  }
+
+  private BatchOutcome transaction(
+      DispatchReason reason, int minimum, int limit, Tracker tracker, Attempt attempt) {
+    try {
       BatchOutcome outcome =
           boundary.inTransaction(
               (connection, rollbackOnly) ->
@@ -140,6 +166,7 @@ final class BatchRunner {
   private static final class Attempt {
     WorkerConnection wc;
     InFlightBatch batch;
+    HandlerTurns.Turn turn;
     List<InboxMessage> messages = List.of();
     boolean handled;
     int processed;
@@ -168,6 +195,15 @@ final class BatchRunner {
       rollbackOnly.run();
       return released ? BatchOutcome.headReleased() : BatchOutcome.empty();
     }
+    if (turns != null) {
+      // Claimed ahead: the handler starts once the batch before it has ended.
+      attempt.turn = turns.await(turnWaitNanos);
+      if (attempt.turn == null) { // stopping, or that batch is stuck: give this one back
+        tracker.claimed(0);
+        rollbackOnly.run();
+        return BatchOutcome.empty();
+      }
+    }
     attempt.messages = messages;
     kept++;
     tracker.claimed(messages.size());
@@ -179,7 +215,8 @@ final class BatchRunner {
                 : DispatchReason.TIMEOUT;
     ctx.events().dispatched(messages.size(), reason);
     InFlightBatch batch =
-        new InFlightBatch(HandlerCalls.idsOf(messages), wc, Thread.currentThread(), savepoint);
+        new InFlightBatch(
+            HandlerCalls.idsOf(messages), wc, Thread.currentThread(), savepoint, attempt.turn);
     attempt.batch = batch;
     HandlerCalls.Handled handled;
     Runnable unwatch = tracker.watch(batch);

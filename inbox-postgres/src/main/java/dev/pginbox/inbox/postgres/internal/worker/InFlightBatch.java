@@ -64,13 +64,26 @@ final class InFlightBatch {
   private boolean touched;
   private volatile long partStartNanos = System.nanoTime();
 
-  /** {@code savepointSet}: the claim's round trip set the savepoint of the first part. */
+  /**
+   * With claim ahead, the handler turn this batch holds (null: none); ended by {@link #released}.
+   */
+  private final HandlerTurns.Turn turn;
+
+  /**
+   * {@code savepointSet}: the claim's round trip set the savepoint of the first part; {@code turn}:
+   * the handler turn the batch holds (null: none).
+   */
   InFlightBatch(
-      List<String> eventIds, WorkerConnection connection, Thread thread, boolean savepointSet) {
+      List<String> eventIds,
+      WorkerConnection connection,
+      Thread thread,
+      boolean savepointSet,
+      HandlerTurns.Turn turn) {
     this.savepoint = savepointSet ? Savepoint.AT_PART_START : Savepoint.NONE;
     this.eventIds = List.copyOf(eventIds);
     this.connection = connection;
     this.thread = thread;
+    this.turn = turn;
   }
 
   /** Starts a part; false when the batch was taken away. {@code eager}: set the savepoint now. */
@@ -196,7 +209,7 @@ final class InFlightBatch {
     connection.cancel();
     connection.abort();
     thread.interrupt();
-    released.countDown();
+    released();
     return true;
   }
 
@@ -209,9 +222,15 @@ final class InFlightBatch {
     return state.get() == State.TIMED_OUT;
   }
 
-  /** Whoever took the batch is done with its connection. */
+  /**
+   * Whoever took the batch is done with its connection: the batch's transaction is over, and its
+   * handler turn goes to the next batch (the stuck handler's thread may never come back to end it).
+   */
   void released() {
     released.countDown();
+    if (turn != null) {
+      turn.end();
+    }
   }
 
   /**

@@ -88,11 +88,12 @@ public final class PostgresWorker implements InboxWorker {
     run = new RunningWorker(ctx, this::fail);
     run.start(checked);
     LOG.info(
-        "inbox {}: worker {} started (batch size {}, concurrency {}, {})",
+        "inbox {}: worker {} started (batch size {}, concurrency {}{}, {})",
         ctx.inbox(),
         ctx.workerId(),
         ctx.options().batchSize(),
         ctx.options().concurrency(),
+        ctx.options().claimAhead() ? ", claiming ahead" : "",
         ctx.options().listen() ? "LISTEN" : "poll only");
   }
 
@@ -147,7 +148,8 @@ public final class PostgresWorker implements InboxWorker {
               own != null ? own : ctx.boundary(),
               suspects,
               new OutcomeRecorder(ctx.inbox(), ctx.events()),
-              false);
+              false,
+              null);
       int batchSize = ctx.options().batchSize();
       BatchOutcome outcome =
           runner.run(

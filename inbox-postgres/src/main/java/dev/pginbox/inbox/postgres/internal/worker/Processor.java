@@ -30,6 +30,7 @@ final class Processor implements Runnable {
       Suspects suspects,
       OutcomeRecorder recorder,
       TimeoutRecovery recovery,
+      HandlerTurns turns,
       Consumer<Runnable> startProcessor) {}
 
   private final Shared shared;
@@ -76,7 +77,8 @@ final class Processor implements Runnable {
             boundary != null ? boundary : ownConnection,
             shared.suspects(),
             shared.recorder(),
-            true);
+            true,
+            shared.turns());
     this.unreadable =
         new UnreadableMessage(ctx, boundary != null ? boundary : ownConnection, shared.recorder());
     this.backoff =

@@ -43,7 +43,7 @@ final class RunningWorker implements RunControl {
   RunningWorker(WorkerContext ctx, Consumer<Throwable> onFatal) {
     this.ctx = ctx;
     this.onFatal = onFatal;
-    this.queue = new ClaimQueue(ctx.options().concurrency(), ctx.options().batchSize(), wakeups);
+    this.queue = new ClaimQueue(processors(ctx), ctx.options().batchSize(), wakeups);
     this.threads = new Threads(ctx.inbox());
     this.watchdog = new Watchdog(threads.factory("watchdog"), ctx.options().processingTimeout());
     this.periodic = new PeriodicTasks(ctx, threads, () -> wakeups.post(Wakeups.Event.RECHECK));
@@ -64,14 +64,20 @@ final class RunningWorker implements RunControl {
             suspects,
             recorder,
             new TimeoutRecovery(ctx, suspects, recorder),
+            ctx.options().claimAhead() ? new HandlerTurns(ctx.options().concurrency(), this) : null,
             threads::startProcessor);
-    for (int i = 0; i < ctx.options().concurrency(); i++) {
+    for (int i = 0; i < processors(ctx); i++) {
       threads.startProcessor(new Processor(shared, i == 0 ? firstConnection : null));
     }
     if (ctx.options().listen()) {
       threads.start(new NotificationListener(this, ctx, wakeups, queue), "listener");
     }
     threads.start(new Coordinator(this, ctx, wakeups, queue), "coordinator");
+  }
+
+  /** One per unit of concurrency, and with claim ahead one more (see {@link HandlerTurns}). */
+  private static int processors(WorkerContext ctx) {
+    return ctx.options().concurrency() + (ctx.options().claimAhead() ? 1 : 0);
   }
 
   @Override

@@ -18,7 +18,9 @@
  *       dev.pginbox.inbox.postgres.internal.worker.HandlerCalls} (the handler, part by part, each
  *       in a savepoint), {@link dev.pginbox.inbox.postgres.internal.worker.OutcomeRecorder}, {@link
  *       dev.pginbox.inbox.postgres.internal.worker.UnreadableMessage} (charges a message too big to
- *       read into memory).
+ *       read into memory), {@link dev.pginbox.inbox.postgres.internal.worker.HandlerTurns} (claim
+ *       ahead: one processor more than the concurrency, and a claimed batch waits for a turn before
+ *       its handler).
  *   <li>Timeouts: {@link dev.pginbox.inbox.postgres.internal.worker.Watchdog}, {@link
  *       dev.pginbox.inbox.postgres.internal.worker.InFlightBatch}, {@link
  *       dev.pginbox.inbox.postgres.internal.worker.TimeoutRecovery}.
@@ -41,6 +43,7 @@
  *                               (DedicatedConnection unless the application set a boundary):
  *                                 claim_&lt;name&gt; (one statement: lock + mark processed);
  *                                 empty: await_held_head (ordered: wait for a held head's commit)
+ *                                 claim ahead: HandlerTurns.await (the batch before has ended)
  *                                 HandlerCalls: handler per part, in a savepoint ◀── Watchdog
  *                                 OutcomeRecorder: record_failures (one statement)    (timer thread)
  *                               commit ─▶ BatchOutcome ─▶ ClaimQueue.done ─▶ Wakeups
