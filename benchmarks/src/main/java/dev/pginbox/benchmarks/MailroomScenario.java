@@ -31,9 +31,11 @@ final class MailroomScenario {
         "| batch limit | MAILROOM_CONCURRENCY | tokens | first drain after start, tokens/s | insert + drain, tokens/s "
             + "| drain after the commit, tokens/s | collector peak RSS |");
     int tokens = (int) (100_000 * scale);
-    for (int[] config : new int[][] {{10, 1}, {100, 1}, {100, 2}}) {
+    // {batch limit, MAILROOM_CONCURRENCY, MAILROOM_CLAIM_AHEAD}
+    for (int[] config : new int[][] {{10, 1, 0}, {100, 1, 0}, {100, 1, 1}, {100, 2, 0}}) {
       int limit = config[0];
       int concurrency = config[1];
+      boolean ahead = config[2] == 1;
       // A database of its own per configuration: rows and autovacuum debt left by the previous
       // configuration's 400,000 sign-ups made later rows slower whatever they measured.
       BenchDatabase db = BenchDatabase.create("mailroom");
@@ -44,6 +46,7 @@ final class MailroomScenario {
       env.put("MAILROOM_BATCH_LIMIT", Integer.toString(limit));
       env.put("MAILROOM_BATCH_TIMEOUT", "1000");
       env.put("MAILROOM_CONCURRENCY", Integer.toString(concurrency));
+      env.put("MAILROOM_CLAIM_AHEAD", ahead ? "1" : "0");
       // One collector for all runs, as one runs in production: the first drain (run -1) also pays
       // for the JVM's warm-up (JIT compilation took ~2 s of CPU per 100,000 tokens), the others
       // measure the running collector. Its peak RSS covers them all.
@@ -52,7 +55,7 @@ final class MailroomScenario {
         for (int run = -1; run < runs; run++) {
           settle(db);
           long start = System.nanoTime();
-          insertAccounts(db, "r" + run + "l" + limit + "c" + concurrency, tokens);
+          insertAccounts(db, "r" + run + "l" + limit + "c" + concurrency + (ahead ? "a" : ""), tokens);
           long committed = System.nanoTime();
           long expected = (long) (run + 2) * tokens;
           while (collector.records() < expected) {
@@ -69,7 +72,7 @@ final class MailroomScenario {
             drainRate.add(drain);
           }
         }
-        report.row(limit, concurrency, String.format("%,d", tokens), String.format("%,.0f", coldDrainRate), rate.summary(),
+        report.row(limit, concurrency + (ahead ? ", claiming ahead" : ""), String.format("%,d", tokens), String.format("%,.0f", coldDrainRate), rate.summary(),
             drainRate.summary(), String.format(Locale.ROOT, "%.0f MiB", collector.peakRssMib()));
       }
     }

@@ -196,6 +196,9 @@ public final class Collector {
             // claim keeps priority order per claim) and TokenOutput writes each batch's lines at
             // once.
             .concurrency(config.concurrency())
+            // One processor more, claiming the next batch while the current one is written; the
+            // batches are still written one at a time per unit of concurrency (docs/mailroom.md).
+            .claimAhead(config.claimAhead())
             // Password recovery comes before activation (the priority map), but a flood of
             // recoveries under a tight send budget must not hold activations back forever: every
             // LOWER_PRIORITY_EVERY-th batch goes to them when they wait (docs/mailroom.md).

@@ -40,6 +40,7 @@ public final class EnvironmentConfig {
   public static final String LOG_LEVEL = "MAILROOM_LOG_LEVEL";
   public static final String CONCURRENCY = "MAILROOM_CONCURRENCY";
   public static final String WORKER_ID = "MAILROOM_WORKER_ID";
+  public static final String CLAIM_AHEAD = "MAILROOM_CLAIM_AHEAD";
 
   /** PostgresInboxWorker.Builder.workerId's limit. */
   private static final int WORKER_ID_MAX_LENGTH = 200;
@@ -143,7 +144,22 @@ public final class EnvironmentConfig {
         debug(),
         warnings,
         (int) concurrency,
-        workerId(partitions));
+        workerId(partitions),
+        claimAhead());
+  }
+
+  /** A new variable, so a value it does not know is an error, not a fallback. */
+  private boolean claimAhead() {
+    String raw = value(CLAIM_AHEAD);
+    if (raw == null) {
+      return false;
+    }
+    return switch (raw.strip().toLowerCase(Locale.ROOT)) {
+      case "1", "true" -> true;
+      case "0", "false" -> false;
+      default ->
+          throw new ConfigException(CLAIM_AHEAD + " must be 1 or 0 (true or false), got: " + raw);
+    };
   }
 
   /** The collector's id for automatic partitions: a stable one takes its leases back at restart. */

@@ -15,6 +15,8 @@ import java.util.List;
  * @param workerId the collector's id among the inbox's live workers (automatic partitions); null =
  *     the library's default (host, pid and a random suffix, new at every start)
  * @param warnings the {@code WARN: ...} messages of values that fell back to defaults
+ * @param claimAhead claim the next batch while the current one is handled (one processor and
+ *     connection more; {@code WorkerOptions.claimAhead})
  */
 public record MailroomConfig(
     ConnectionSettings database,
@@ -32,7 +34,8 @@ public record MailroomConfig(
     boolean debug,
     List<String> warnings,
     int concurrency,
-    String workerId) {
+    String workerId,
+    boolean claimAhead) {
 
   public static final String DEFAULT_CHANNEL = "token_insert";
   public static final String DEFAULT_QUEUE = "mailroom";
@@ -66,7 +69,8 @@ public record MailroomConfig(
         debug,
         warnings,
         concurrency,
-        workerId);
+        workerId,
+        claimAhead);
   }
 
   public MailroomConfig withDatabase(ConnectionSettings settings) {
@@ -86,7 +90,8 @@ public record MailroomConfig(
         debug,
         warnings,
         concurrency,
-        workerId);
+        workerId,
+        claimAhead);
   }
 
   /** The original's start-up line. */
@@ -117,6 +122,8 @@ public record MailroomConfig(
         + sendRate
         + ", concurrency="
         + concurrency
+        + ", claimAhead="
+        + claimAhead
         + "]";
   }
 }

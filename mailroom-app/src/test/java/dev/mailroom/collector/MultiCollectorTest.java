@@ -36,7 +36,16 @@ class MultiCollectorTest {
 
   @Test
   void two_processors_in_one_collector_send_every_token_exactly_once() throws Exception {
-    MailroomDb db = MailroomDb.create("mailroom_conc2");
+    runOneCollector("conc2", "MAILROOM_CONCURRENCY", "2");
+  }
+
+  @Test
+  void a_collector_claiming_ahead_sends_every_token_exactly_once() throws Exception {
+    runOneCollector("ahead", "MAILROOM_CLAIM_AHEAD", "1");
+  }
+
+  private void runOneCollector(String prefix, String variable, String value) throws Exception {
+    MailroomDb db = MailroomDb.create("mailroom_" + prefix);
     try (RunningCollector c =
         RunningCollector.start(
             RunningCollector.env(
@@ -45,14 +54,24 @@ class MultiCollectorTest {
                 "5",
                 "MAILROOM_BATCH_TIMEOUT",
                 "100",
-                "MAILROOM_CONCURRENCY",
-                "2"))) {
+                variable,
+                value))) {
       String[] logins = new String[60];
       for (int i = 0; i < logins.length; i++) {
-        logins[i] = "conc2_" + i;
+        logins[i] = prefix + "_" + i;
       }
       db.signUp(logins);
       await().atMost(WAIT).until(() -> c.records().size() >= logins.length && db.pending() == 0);
+      // Two processors either way, each with its own connection.
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  db.count(
+                          "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                              + " AND application_name = ?",
+                          "inbox:mailroom:processor")
+                      == 2);
       assertThat(c.stop()).isZero();
       // Every line parses (two batches never interleave their bytes) and every token comes once.
       assertThat(c.records())

@@ -217,6 +217,18 @@ class EnvironmentConfigTest {
   }
 
   @Test
+  void claim_ahead_is_off_unless_asked_for_and_an_unknown_value_is_an_error() {
+    assertThat(EnvironmentConfig.read(env()).claimAhead()).isFalse();
+    assertThat(EnvironmentConfig.read(env("MAILROOM_CLAIM_AHEAD", "1")).claimAhead()).isTrue();
+    assertThat(EnvironmentConfig.read(env("MAILROOM_CLAIM_AHEAD", " TRUE ")).claimAhead()).isTrue();
+    assertThat(EnvironmentConfig.read(env("MAILROOM_CLAIM_AHEAD", "0")).claimAhead()).isFalse();
+    assertThat(EnvironmentConfig.read(env("MAILROOM_CLAIM_AHEAD", "false")).claimAhead()).isFalse();
+    assertError(
+        env("MAILROOM_CLAIM_AHEAD", "yes"),
+        "MAILROOM_CLAIM_AHEAD must be 1 or 0 (true or false), got: yes");
+  }
+
+  @Test
   void send_rate_and_log_level() {
     assertThat(EnvironmentConfig.read(env("MAILROOM_SEND_RATE", "0.38")).sendRate())
         .isEqualTo(0.38);
