@@ -35,20 +35,21 @@ final class EndToEndScenario {
     BenchDatabase db = BenchDatabase.create("e2e");
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
     for (int rate : new int[] {1_000, 10_000}) {
-      for (int processors : new int[] {1, 2}) {
-        measure(report, db, manager, rate, processors, scale);
-      }
+      measure(report, db, manager, rate, 1, false, scale);
+      measure(report, db, manager, rate, 1, true, scale);
+      measure(report, db, manager, rate, 2, false, scale);
     }
   }
 
   private static void measure(Report report, BenchDatabase db, PostgresInboxManager manager, int rate,
-      int processors, double scale) throws Exception {
-    String name = "e2e_" + rate + "_" + processors;
+      int processors, boolean claimAhead, double scale) throws Exception {
+    String name = "e2e_" + rate + "_" + processors + (claimAhead ? "_ahead" : "");
     PostgresInbox inbox = manager.createInbox(name);
     ConcurrentHashMap<String, Long> committedAt = new ConcurrentHashMap<>();
     ConcurrentHashMap<String, Long> startedAt = new ConcurrentHashMap<>();
     InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(),
-            WorkerOptions.builder(name).batchSize(1000).concurrency(processors).retention(false).build())
+            WorkerOptions.builder(name).batchSize(1000).concurrency(processors).claimAhead(claimAhead).retention(false)
+                .build())
         .batchHandler((batch, tx) -> {
           long now = System.nanoTime();
           for (InboxMessage m : batch) {
@@ -88,7 +89,7 @@ final class EndToEndScenario {
         }
         List<GcPauses.Pause> pauses = gc.pauses();
         long longest = pauses.stream().mapToLong(GcPauses.Pause::millis).max().orElse(0);
-        report.row(String.format("%,d", rate), processors, seconds + " s", ms(latency.percentileMillis(50)),
+        report.row(String.format("%,d", rate), processors + (claimAhead ? ", claiming ahead" : ""), seconds + " s", ms(latency.percentileMillis(50)),
             ms(latency.percentileMillis(99)), ms(latency.percentileMillis(99.9)), ms(latency.maxMillis()),
             latency.count(), slow + " (" + slowAcrossGc + ")", pauses.size() + " (" + longest + " ms)",
             db.checkpoints() - checkpointsBefore, hiccups.summary());

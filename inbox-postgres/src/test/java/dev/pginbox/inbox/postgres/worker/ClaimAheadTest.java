@@ -216,38 +216,4 @@ class ClaimAheadTest extends WorkerTestSupport {
         .isEqualTo(10);
     assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isZero();
   }
-
-  @Test
-  void every_backend_killed_again_and_again_under_load_loses_nothing_and_applies_nothing_twice() {
-    String inbox = newInbox("ahead_kill");
-    InboxWorker worker =
-        track(
-            PostgresInboxWorker.builder(
-                    dataSource(),
-                    options(inbox, true).concurrency(2).batchSize(20).claimAhead(true).build())
-                .handler(
-                    (m, tx) -> {
-                      recordHandled(
-                          tx.unwrap(Handle.class), inbox, m.eventId(), "w", m.aggregateId());
-                      return Outcome.processed();
-                    })
-                .build());
-    worker.start();
-    for (int round = 0; round < 5; round++) {
-      insert(inbox, "r" + round, 0, 200, 50);
-      count(
-          "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-              + "WHERE application_name LIKE 'inbox:"
-              + inbox
-              + ":%') t");
-    }
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 1000);
-    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL"))
-        .isZero();
-    // _handled's primary key makes a second handling fail, which would show as a retry.
-    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0")).isZero();
-    assertThat(worker.isRunning()).isTrue();
-  }
 }

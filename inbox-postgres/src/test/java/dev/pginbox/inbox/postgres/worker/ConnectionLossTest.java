@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Killed backends and a refused database: the worker reconnects with backoff and loses nothing. */
@@ -175,15 +176,20 @@ class ConnectionLossTest extends WorkerTestSupport {
     assertThat(worker.isRunning()).isTrue();
   }
 
-  @ParameterizedTest(name = "listen={0}")
-  @ValueSource(booleans = {true, false})
+  @ParameterizedTest(name = "listen={0}, claim ahead={1}")
+  @CsvSource({"true, false", "false, false", "true, true"})
   void every_backend_of_the_worker_killed_at_once_under_load_like_a_server_restart_loses_nothing(
-      boolean listen) {
+      boolean listen, boolean claimAhead) {
     String inbox = newInbox("killall");
     InboxWorker worker =
         track(
             PostgresInboxWorker.builder(
-                    dataSource(), options(inbox, listen).concurrency(2).batchSize(20).build())
+                    dataSource(),
+                    options(inbox, listen)
+                        .concurrency(2)
+                        .batchSize(20)
+                        .claimAhead(claimAhead)
+                        .build())
                 .handler(
                     (m, tx) -> {
                       recordHandled(
@@ -205,6 +211,8 @@ class ConnectionLossTest extends WorkerTestSupport {
         .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 1000);
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL"))
         .isZero();
+    // _handled's primary key makes a second handling fail, which would show as a retry.
+    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0")).isZero();
     assertThat(worker.isRunning()).isTrue();
   }
 
