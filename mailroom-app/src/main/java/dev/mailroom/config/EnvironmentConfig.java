@@ -2,6 +2,7 @@ package dev.mailroom.config;
 
 import dev.pginbox.inbox.InboxNames;
 import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.math.BigInteger;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -41,9 +42,6 @@ public final class EnvironmentConfig {
   public static final String CONCURRENCY = "MAILROOM_CONCURRENCY";
   public static final String WORKER_ID = "MAILROOM_WORKER_ID";
   public static final String CLAIM_AHEAD = "MAILROOM_CLAIM_AHEAD";
-
-  /** PostgresInboxWorker.Builder.workerId's limit. */
-  private static final int WORKER_ID_MAX_LENGTH = 200;
 
   private static final Pattern HEX_KEY = Pattern.compile("[0-9a-fA-F]{64}");
   private static final Pattern CHANNEL = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
@@ -168,9 +166,12 @@ public final class EnvironmentConfig {
     if (id == null) {
       return null;
     }
-    if (id.isBlank() || id.length() > WORKER_ID_MAX_LENGTH) {
+    if (id.isBlank() || id.length() > PostgresInboxWorker.MAX_WORKER_ID_LENGTH) {
       throw new ConfigException(
-          WORKER_ID + " must be 1 to " + WORKER_ID_MAX_LENGTH + " characters, not blank");
+          WORKER_ID
+              + " must be 1 to "
+              + PostgresInboxWorker.MAX_WORKER_ID_LENGTH
+              + " characters, not blank");
     }
     if (!(partitions instanceof PartitionAssignment.Automatic)) {
       warnings.add(WORKER_ID + " is ignored without " + PARTITION_MODE + "=auto");

@@ -40,6 +40,11 @@ public final class PostgresInboxWorker {
   public static final Duration DEFAULT_RETENTION_INTERVAL = Duration.ofMinutes(1);
   public static final int DEFAULT_RETENTION_BATCH_SIZE = 1000;
 
+  /**
+   * The longest worker id ({@link Builder#workerId}), as {@code inbox.worker_announce} takes it.
+   */
+  public static final int MAX_WORKER_ID_LENGTH = 200;
+
   private PostgresInboxWorker() {}
 
   public static Builder builder(DataSource dataSource, WorkerOptions options) {
@@ -113,9 +118,9 @@ public final class PostgresInboxWorker {
      * suffix.
      */
     public Builder workerId(String workerId) {
-      if (workerId == null || workerId.isBlank() || workerId.length() > 200) {
+      if (workerId == null || workerId.isBlank() || workerId.length() > MAX_WORKER_ID_LENGTH) {
         throw new InvalidInboxArgumentException(
-            "workerId must be 1 to 200 characters", options.inbox());
+            "workerId must be 1 to " + MAX_WORKER_ID_LENGTH + " characters", options.inbox());
       }
       this.workerId = workerId;
       return this;
