@@ -624,6 +624,7 @@ AS $h$ SELECT $t${{header}}
                       ORDER BY c.priority, c.seq
                       LIMIT p_limit
                       FOR UPDATE OF c SKIP LOCKED) l;
+
                 {{budget_cut}}
                 {{mark}}
                 END IF;
@@ -646,6 +647,9 @@ $t$ $h$;
 --     enumerate the aggregates' heads directly with a loose index scan over <name>_ordering_idx
 --     (one descent per aggregate with unprocessed messages) and claim the best of those, by the
 --     same claim order.
+-- Between the two, a phase 1 that filled less than half the batch from a full window of mostly
+-- heads walks the next window the same way: with several workers sharing every head, the first
+-- window is mostly the heads the others hold.
 -- Both phases only lock their rows (FOR UPDATE SKIP LOCKED) and collect their TIDs; one UPDATE at
 -- the end marks them all and returns them in claim order. Phase 2 excludes the aggregates phase 1
 -- took: one message per aggregate per claim. Each phase checks head-ness in its own snapshot,
@@ -672,6 +676,9 @@ AS $h$ SELECT $t${{header}}
                 v_bytes bigint;    -- phase 1's payloads' size
                 v_walked integer;  -- blocked messages (not heads) in the window
                 v_heads integer;   -- heads in the window, held by others or not, of other aggregates
+                v_seen integer;    -- messages in the window
+                v_aggregates integer;  -- and their aggregates (a message without one counts as one)
+                v_end bigint[];    -- the window's last message in claim order: {priority, seq}
             BEGIN
                 {{prelude}}
                 SELECT coalesce(array_agg(l.tid), '{}'), coalesce(sum(l.bytes), 0) INTO v_tids, v_bytes
@@ -692,6 +699,50 @@ AS $h$ SELECT $t${{header}}
                       ORDER BY win.priority, win.seq
                       LIMIT p_limit
                       FOR UPDATE OF c SKIP LOCKED) l;
+
+                -- Phase 1 again, over the next window of as many messages, when the window gave
+                -- less than half the batch although it was full and mostly heads. Workers sharing
+                -- every head all claim from the front of the claim order, so with several of them
+                -- the window is the heads the others hold: four workers at batch 100 hold 300
+                -- heads, a whole window, and the claim came back empty while free heads waited
+                -- right behind it. A window of followers (a hot aggregate's queue, or every
+                -- aggregate's next messages when a batch is as large as the aggregates) has the
+                -- heads within it: walking on finds only more followers, so it does not. One
+                -- window more only.
+                IF 2 * cardinality(v_tids) < p_limit AND (p_max_bytes IS NULL OR v_bytes < p_max_bytes) THEN
+                    SELECT count(*), count(DISTINCT win.agg) + count(*) FILTER (WHERE win.agg IS NULL),
+                           max(ARRAY[win.priority::bigint, win.seq])
+                      INTO v_seen, v_aggregates, v_end
+                    FROM (SELECT w.{{aggregate}} AS agg, w.priority, w.seq FROM {{table}} w
+                          WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
+                            AND w.next_attempt_at <= now()
+                            AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                            AND (v_floor IS NULL OR w.priority > v_floor)
+                          ORDER BY w.priority, w.seq
+                          LIMIT v_window) win;
+                    IF v_seen = v_window AND v_seen - v_aggregates < p_limit THEN
+                        SELECT v_tids || coalesce(array_agg(l.tid), '{}'), v_bytes + coalesce(sum(l.bytes), 0)
+                          INTO v_tids, v_bytes
+                        FROM (SELECT c.ctid AS tid,
+                                     CASE WHEN p_max_bytes IS NULL THEN 0
+                                          ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
+                              FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w
+                                    WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
+                                      AND (w.priority, w.seq) > (v_end[1]::integer, v_end[2])
+                                      AND w.next_attempt_at <= now()
+                                      AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                                      AND (v_floor IS NULL OR w.priority > v_floor)
+                                    ORDER BY w.priority, w.seq
+                                    LIMIT v_window) win
+                              JOIN {{table}} c ON c.ctid = win.tid
+                              WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
+                                AND c.next_attempt_at <= now()
+                                AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
+                              ORDER BY win.priority, win.seq
+                              LIMIT p_limit - cardinality(v_tids)
+                              FOR UPDATE OF c SKIP LOCKED) l;
+                    END IF;
+                END IF;
                 {{budget_cut}}
 
                 -- A byte budget that phase 1 used up leaves nothing for phase 2. Nor does a phase

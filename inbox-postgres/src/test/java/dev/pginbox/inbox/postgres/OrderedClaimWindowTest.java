@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -55,6 +56,58 @@ class OrderedClaimWindowTest extends InboxTestSupport {
     return h.select("SELECT event_id FROM inbox.claim_" + inbox + "(?)", limit)
         .mapTo(String.class)
         .list();
+  }
+
+  /**
+   * Workers sharing every head all claim from the front of the claim order, so the heads there are
+   * held by the others' open claims. A claim whose window holds nothing but those walks on into the
+   * window after it and takes the first free heads, in claim order; it used to come back empty (a
+   * window of 2 * 100 + 100 messages, all held by three other claims).
+   */
+  @Test
+  void a_claim_walks_past_the_heads_other_claims_hold() {
+    String inbox = "window_held";
+    manager.createInbox(inbox, InboxOptions.defaults());
+    manager.enableOrdering(inbox, "aggregate_id", "received_at");
+    // 1,000 aggregates, three messages each, round-robin: m1..m1000 are the heads, in claim order.
+    jdbi.useHandle(
+        h ->
+            h.execute(
+                ("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload)"
+                        + " SELECT 'm' || g, 't', 't', 'a' || mod(g, 1000), '{}'"
+                        + " FROM generate_series(1, 3000) g")
+                    .formatted(inbox)));
+    try (Handle first = jdbi.open();
+        Handle second = jdbi.open();
+        Handle third = jdbi.open();
+        Handle fourth = jdbi.open()) {
+      List<Handle> claimers = List.of(first, second, third, fourth);
+      claimers.forEach(Handle::begin);
+      for (int i = 0; i < 4; i++) {
+        assertThat(claim(claimers.get(i), inbox, 100))
+            .as("claim %d", i + 1)
+            .isEqualTo(range(100 * i + 1, 100 * (i + 1)));
+      }
+      claimers.forEach(Handle::rollback);
+      // One window more, not more: two claims of 300 hold m1..m600, the two windows of 300 a
+      // claim of 100 walks. Behind a window of blocked followers (a hot aggregate) walking on only
+      // costs; that is phase 2's case.
+      claimers.forEach(Handle::begin);
+      assertThat(claim(first, inbox, 300)).isEqualTo(range(1, 300));
+      assertThat(claim(second, inbox, 300)).isEqualTo(range(301, 600));
+      assertThat(claim(third, inbox, 100)).isEmpty();
+      // A claim of 150 walks two windows of 400: m601..m800 are free.
+      assertThat(claim(fourth, inbox, 150)).isEqualTo(range(601, 750));
+      claimers.forEach(Handle::rollback);
+    }
+  }
+
+  private static List<String> range(int from, int to) {
+    List<String> ids = new ArrayList<>();
+    for (int g = from; g <= to; g++) {
+      ids.add("m" + g);
+    }
+    return ids;
   }
 
   @ParameterizedTest(name = "seed {0}")
