@@ -624,7 +624,6 @@ AS $h$ SELECT $t${{header}}
                       ORDER BY c.priority, c.seq
                       LIMIT p_limit
                       FOR UPDATE OF c SKIP LOCKED) l;
-
                 {{budget_cut}}
                 {{mark}}
                 END IF;
@@ -635,6 +634,35 @@ AS $h$ SELECT $t${{header}}
             END;
             $body$
 $t$ $h$;
+
+-- Phase 1 of the ordered claim over one window of the claim order (v_window messages, from the
+-- start or, with {{after}}, after the previous window): lock the heads among them, up to what the
+-- batch still lacks, adding their TIDs to v_tids and their payloads' size to v_bytes.
+-- Placeholders: {{table}}, {{max_retries}}, {{aggregate}}, {{candidate_blocked}}, {{after}} (empty,
+-- or a further condition on window row w).
+CREATE OR REPLACE FUNCTION inbox.ordered_claim_walk_template()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$SELECT v_tids || coalesce(array_agg(l.tid), '{}'), v_bytes + coalesce(sum(l.bytes), 0)
+                  INTO v_tids, v_bytes
+                FROM (SELECT c.ctid AS tid,
+                             CASE WHEN p_max_bytes IS NULL THEN 0
+                                  ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
+                      FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w
+                            WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
+                              AND w.next_attempt_at <= now()
+                              AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                              AND (v_floor IS NULL OR w.priority > v_floor) {{after}}
+                            ORDER BY w.priority, w.seq
+                            LIMIT v_window) win
+                      JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
+                      WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
+                        AND c.next_attempt_at <= now()
+                        AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
+                      ORDER BY win.priority, win.seq
+                      LIMIT p_limit - cardinality(v_tids)
+                      FOR UPDATE OF c SKIP LOCKED) l;$t$ $h$;
 
 -- claim_<name> with ordering: only the head of each aggregate (its earliest unprocessed message,
 -- dead or backing off included) may be claimed. Two phases keep the cost bounded:
@@ -663,17 +691,19 @@ $t$ $h$;
 -- UPDATE after locking, instead of marking in the locking statement through a running sum and
 -- collecting the rows into an array, made a claim of 100 heads 7 % cheaper with the worker's
 -- default byte budget and 17 % without one (docs/performance.md, "Ordered claim").
--- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{mark}}, {{table}}, {{max_retries}}, {{aggregate}}
--- (the quoted aggregate column), {{candidate_blocked}} (earlier_unprocessed_sql of candidate c),
--- {{window_blocked}} (the same for window row win), {{heads}} (aggregate_heads_sql).
+-- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{mark}}, {{walk}} and {{walk_on}}
+-- (ordered_claim_walk_template from the start of the claim order, and after v_end), {{table}},
+-- {{max_retries}}, {{aggregate}} (the quoted aggregate column), {{candidate_blocked}}
+-- (earlier_unprocessed_sql of candidate c), {{window_blocked}} (the same for window row win),
+-- {{heads}} (aggregate_heads_sql).
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t${{header}}
                 v_window integer := 2 * p_limit + 100;
-                v_tids tid[];      -- the rows this claim locked: phase 1's, then phase 2's
-                v_bytes bigint;    -- phase 1's payloads' size
+                v_tids tid[] := '{}';  -- the rows this claim locked: phase 1's, then phase 2's
+                v_bytes bigint := 0;   -- phase 1's payloads' size
                 v_walked integer;  -- blocked messages (not heads) in the window
                 v_heads integer;   -- heads in the window, held by others or not, of other aggregates
                 v_seen integer;    -- messages in the window
@@ -681,24 +711,7 @@ AS $h$ SELECT $t${{header}}
                 v_end bigint[];    -- the window's last message in claim order: {priority, seq}
             BEGIN
                 {{prelude}}
-                SELECT coalesce(array_agg(l.tid), '{}'), coalesce(sum(l.bytes), 0) INTO v_tids, v_bytes
-                FROM (SELECT c.ctid AS tid,
-                             CASE WHEN p_max_bytes IS NULL THEN 0
-                                  ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
-                      FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w
-                            WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                              AND w.next_attempt_at <= now()
-                              AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
-                              AND (v_floor IS NULL OR w.priority > v_floor)
-                            ORDER BY w.priority, w.seq
-                            LIMIT v_window) win
-                      JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
-                      WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
-                        AND c.next_attempt_at <= now()
-                        AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
-                      ORDER BY win.priority, win.seq
-                      LIMIT p_limit
-                      FOR UPDATE OF c SKIP LOCKED) l;
+                {{walk}}
 
                 -- Phase 1 again, over the next window of as many messages, when the window gave
                 -- less than half the batch although it was full and mostly heads. Workers sharing
@@ -721,26 +734,7 @@ AS $h$ SELECT $t${{header}}
                           ORDER BY w.priority, w.seq
                           LIMIT v_window) win;
                     IF v_seen = v_window AND v_seen - v_aggregates < p_limit THEN
-                        SELECT v_tids || coalesce(array_agg(l.tid), '{}'), v_bytes + coalesce(sum(l.bytes), 0)
-                          INTO v_tids, v_bytes
-                        FROM (SELECT c.ctid AS tid,
-                                     CASE WHEN p_max_bytes IS NULL THEN 0
-                                          ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
-                              FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w
-                                    WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                                      AND (w.priority, w.seq) > (v_end[1]::integer, v_end[2])
-                                      AND w.next_attempt_at <= now()
-                                      AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
-                                      AND (v_floor IS NULL OR w.priority > v_floor)
-                                    ORDER BY w.priority, w.seq
-                                    LIMIT v_window) win
-                              JOIN {{table}} c ON c.ctid = win.tid
-                              WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
-                                AND c.next_attempt_at <= now()
-                                AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
-                              ORDER BY win.priority, win.seq
-                              LIMIT p_limit - cardinality(v_tids)
-                              FOR UPDATE OF c SKIP LOCKED) l;
+                        {{walk_on}}
                     END IF;
                 END IF;
                 {{budget_cut}}
@@ -859,14 +853,19 @@ BEGIN
         EXECUTE inbox.sql_template(inbox.plain_claim_template(), v_values);
         RETURN;
     END IF;
-    EXECUTE inbox.sql_template(inbox.ordered_claim_template(), v_values || jsonb_build_object(
+    v_values := v_values || jsonb_build_object(
         'aggregate', format('%I', o.aggregate_column),
         'sequence', format('%I', o.sequence_column),
         'candidate_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
             format('c.%I', o.aggregate_column), format('c.%I', o.sequence_column), 'c.seq'),
         'window_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
             'win.agg', 'win.s', 'win.seq'),
-        'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column)));
+        'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column));
+    v_values := v_values || jsonb_build_object(
+        'walk', inbox.sql_template(inbox.ordered_claim_walk_template(), v_values || '{"after": ""}'),
+        'walk_on', inbox.sql_template(inbox.ordered_claim_walk_template(), v_values
+            || '{"after": "AND (w.priority, w.seq) > (v_end[1]::integer, v_end[2])"}'));
+    EXECUTE inbox.sql_template(inbox.ordered_claim_template(), v_values);
 END;
 $$;
 
