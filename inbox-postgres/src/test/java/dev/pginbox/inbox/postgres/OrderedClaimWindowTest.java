@@ -13,7 +13,7 @@ import java.util.Set;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The ordered claim hands out only aggregate heads, whatever its window holds (claim_&lt;name&gt;
@@ -25,7 +25,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class OrderedClaimWindowTest extends InboxTestSupport {
 
-  private static final int AGGREGATES = 40;
   private static final int MESSAGES = 1_200;
 
   /**
@@ -110,9 +109,14 @@ class OrderedClaimWindowTest extends InboxTestSupport {
     return ids;
   }
 
-  @ParameterizedTest(name = "seed {0}")
-  @ValueSource(longs = {1, 2, 3})
-  void two_claims_side_by_side_hand_out_only_heads_and_never_one_aggregate_twice(long seed) {
+  /**
+   * With 40 aggregates a window is mostly followers; with 600 and a first claim of up to 200, the
+   * second claim's window is often all heads the first holds, and it walks on into the next one.
+   */
+  @ParameterizedTest(name = "seed {0}, {1} aggregates, claims of up to {2}")
+  @CsvSource({"1, 40, 60", "2, 40, 60", "3, 40, 60", "4, 600, 200", "5, 600, 200"})
+  void two_claims_side_by_side_hand_out_only_heads_and_never_one_aggregate_twice(
+      long seed, int aggregates, int maxLimit) {
     Random random = new Random(seed);
     String inbox = "window_" + seed;
     manager.createInbox(inbox, InboxOptions.builder().maxRetries(2).build());
@@ -136,7 +140,7 @@ class OrderedClaimWindowTest extends InboxTestSupport {
             batch
                 .bind(0, "m" + g)
                 .bind(1, random.nextInt(10) == 0 ? "urgent" : "normal")
-                .bind(2, random.nextInt(30) == 0 ? null : "a" + random.nextInt(AGGREGATES))
+                .bind(2, random.nextInt(30) == 0 ? null : "a" + random.nextInt(aggregates))
                 .bind(3, random.nextInt(500))
                 .bind(4, fate == 0 ? 2 : fate == 1 ? 1 : 0)
                 .bind(5, fate == 1)
@@ -164,7 +168,7 @@ class OrderedClaimWindowTest extends InboxTestSupport {
           Handle second = jdbi.open()) {
         first.begin();
         second.begin();
-        List<String> a = claim(first, inbox, 1 + random.nextInt(60));
+        List<String> a = claim(first, inbox, 1 + random.nextInt(maxLimit));
         List<String> b = claim(second, inbox, 1 + random.nextInt(60));
         if (a.isEmpty() && b.isEmpty()) {
           first.rollback();
