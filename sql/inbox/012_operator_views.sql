@@ -464,11 +464,23 @@ $$;
 
 -- Live and recently gone workers of an inbox: state 'live' (announced within the last minute, or
 -- three of its announcement intervals if longer), 'silent' (no announcement since: crashed, hung
--- or cut off) or 'stopped'; with the
+-- or cut off) or 'stopped'; with what each announced about itself (host, pid, assignment,
+-- concurrency, claim ahead: NULL when missing or not of the expected type), the
 -- partitions each holds in automatic mode and the earliest expiry of those leases. Workers of the
 -- automatic mode that do not announce themselves (other languages) are listed from their leases.
+-- Its result gained concurrency and claim_ahead (2026-11-27): CREATE OR REPLACE cannot change a
+-- result type, so an install over the earlier one drops it first.
+DO $$
+BEGIN
+    -- NULL (no such function yet) is not 0.
+    IF strpos(pg_get_function_result(to_regprocedure('inbox.inbox_workers(text)')), 'claim_ahead') = 0 THEN
+        DROP FUNCTION inbox.inbox_workers(text);
+    END IF;
+END;
+$$;
 CREATE OR REPLACE FUNCTION inbox.inbox_workers(p_inbox text)
 RETURNS TABLE (worker_id text, state text, host text, pid bigint, application_name text, assignment text,
+               concurrency integer, claim_ahead boolean,
                partitions_held integer[], lease_expires_at timestamptz, last_heartbeat timestamptz,
                started_at timestamptz, stopped_at timestamptz)
 LANGUAGE plpgsql STABLE
@@ -488,6 +500,9 @@ BEGIN
                 ELSE 'silent' END,
            r.details ->> 'host', inbox.registry_number(r.details, 'pid', 0, 9223372036854775807), r.application_name,
            coalesce(r.details ->> 'assignment', CASE WHEN w.worker_id IS NOT NULL THEN 'automatic' END),
+           inbox.registry_number(r.details, 'concurrency', 1, 2147483647)::integer,
+           CASE WHEN jsonb_typeof(r.details -> 'claim_ahead') = 'boolean'
+                THEN (r.details ->> 'claim_ahead')::boolean END,
            coalesce(h.parts, '{}'), h.expires,
            greatest(r.heartbeat_at, w.heartbeat_at),
            coalesce(r.started_at, w.started_at), r.stopped_at

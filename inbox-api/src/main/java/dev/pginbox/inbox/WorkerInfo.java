@@ -9,6 +9,8 @@ import java.util.Objects;
  * A worker of an inbox, live or recently gone ({@code inbox.inbox_workers}).
  *
  * @param assignment {@code all}, {@code static} or {@code automatic}; null when unknown
+ * @param concurrency how many batches it handles at once; null when unknown
+ * @param claimAhead whether it claims its next batch while a handler runs; null when unknown
  * @param partitionsHeld partitions whose lease it holds now (automatic mode)
  * @param leaseExpiresAt the earliest expiry of those leases, or null
  */
@@ -19,6 +21,8 @@ public record WorkerInfo(
     Long pid,
     String applicationName,
     String assignment,
+    Integer concurrency,
+    Boolean claimAhead,
     List<Integer> partitionsHeld,
     Instant leaseExpiresAt,
     Instant lastHeartbeat,

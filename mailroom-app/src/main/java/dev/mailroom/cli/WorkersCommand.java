@@ -27,6 +27,8 @@ final class WorkersCommand extends OperatorCommand {
             "host",
             "pid",
             "assignment",
+            "concurrency",
+            "claim_ahead",
             "partitions_held",
             "last_heartbeat",
             "stopped_at");
@@ -37,6 +39,8 @@ final class WorkersCommand extends OperatorCommand {
           w.host(),
           w.pid(),
           w.assignment(),
+          w.concurrency(),
+          w.claimAhead(),
           w.partitionsHeld().toString(),
           w.lastHeartbeat() == null ? null : w.lastHeartbeat().toString(),
           w.stoppedAt() == null ? null : w.stoppedAt().toString());

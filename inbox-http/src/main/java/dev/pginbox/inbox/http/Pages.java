@@ -149,6 +149,8 @@ final class Pages {
               esc(w.host()),
               w.pid() == null ? "" : w.pid().toString(),
               esc(w.assignment()),
+              w.concurrency() == null ? "" : w.concurrency().toString(),
+              w.claimAhead() == null ? "" : w.claimAhead() ? "yes" : "no",
               esc(w.partitionsHeld().isEmpty() ? "" : w.partitionsHeld().toString()),
               esc(time(w.lastHeartbeat()))));
     }
@@ -158,7 +160,15 @@ final class Pages {
             "workers",
             Html.table(
                 List.of(
-                    "worker", "state", "host", "pid", "assignment", "partitions", "last heartbeat"),
+                    "worker",
+                    "state",
+                    "host",
+                    "pid",
+                    "assignment",
+                    "concurrency",
+                    "claim ahead",
+                    "partitions",
+                    "last heartbeat"),
                 workers,
                 "No worker announced itself in the last hour.")));
 

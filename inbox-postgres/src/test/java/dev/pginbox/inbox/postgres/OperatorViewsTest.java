@@ -240,8 +240,12 @@ class OperatorViewsTest extends InboxTestSupport {
   void workers_are_live_silent_or_stopped_and_lease_only_workers_are_listed() {
     PostgresInbox inbox = manager.createInbox("staffed");
     strings(
-        "SELECT inbox.worker_announce('staffed', 'java-1', '{\"host\": \"h1\", \"pid\": 7, \"assignment\": \"all\"}')::text");
-    strings("SELECT inbox.worker_announce('staffed', 'java-2', '{\"assignment\": \"all\"}')::text");
+        "SELECT inbox.worker_announce('staffed', 'java-1', '{\"host\": \"h1\", \"pid\": 7, \"assignment\": \"all\","
+            + " \"concurrency\": 2, \"claim_ahead\": true}')::text");
+    // Details of the wrong type (a worker of another language, or a bug) read as unknown.
+    strings(
+        "SELECT inbox.worker_announce('staffed', 'java-2', '{\"assignment\": \"all\","
+            + " \"concurrency\": \"two\", \"claim_ahead\": \"yes\"}')::text");
     strings("SELECT inbox.worker_stopped('staffed', 'java-2')::text");
     sql(
         "INSERT INTO inbox.inbox_worker_registry (inbox_name, worker_id, heartbeat_at)"
@@ -254,6 +258,10 @@ class OperatorViewsTest extends InboxTestSupport {
     assertThat(workers.get("java-1").state()).isEqualTo(WorkerInfo.State.LIVE);
     assertThat(workers.get("java-1").host()).isEqualTo("h1");
     assertThat(workers.get("java-1").pid()).isEqualTo(7L);
+    assertThat(workers.get("java-1").concurrency()).isEqualTo(2);
+    assertThat(workers.get("java-1").claimAhead()).isTrue();
+    assertThat(workers.get("java-2").concurrency()).isNull();
+    assertThat(workers.get("java-2").claimAhead()).isNull();
     assertThat(workers.get("java-2").state()).isEqualTo(WorkerInfo.State.STOPPED);
     assertThat(workers.get("java-3").state()).isEqualTo(WorkerInfo.State.SILENT);
     assertThat(workers.get("go-1").partitionsHeld()).containsExactly(0, 1);

@@ -62,6 +62,7 @@ public final class OperatorRows {
       }
     }
     Object pid = rs.getObject("pid");
+    Object concurrency = rs.getObject("concurrency");
     return new WorkerInfo(
         rs.getString("worker_id"),
         WorkerInfo.State.fromSql(rs.getString("state")),
@@ -69,6 +70,8 @@ public final class OperatorRows {
         pid == null ? null : ((Number) pid).longValue(),
         rs.getString("application_name"),
         rs.getString("assignment"),
+        concurrency == null ? null : ((Number) concurrency).intValue(),
+        (Boolean) rs.getObject("claim_ahead"),
         partitions,
         instant(rs, "lease_expires_at"),
         instant(rs, "last_heartbeat"),

@@ -20,7 +20,11 @@ class WorkerRegistryTest extends WorkerTestSupport {
         track(
             PostgresInboxWorker.builder(
                     dataSource(),
-                    options(inbox, false).partitions(PartitionAssignment.of(1, 3)).build())
+                    options(inbox, false)
+                        .partitions(PartitionAssignment.of(1, 3))
+                        .concurrency(2)
+                        .claimAhead(true)
+                        .build())
                 .handler((m, tx) -> Outcome.processed())
                 .build());
     worker.start();
@@ -36,6 +40,13 @@ class WorkerRegistryTest extends WorkerTestSupport {
                     == 1);
     assertThat(count("SELECT pid FROM inbox.inbox_workers('" + inbox + "') WHERE state = 'live'"))
         .isEqualTo(ProcessHandle.current().pid());
+    // What it runs with, as the operator views show it.
+    assertThat(
+            count(
+                "SELECT concurrency FROM inbox.inbox_workers('"
+                    + inbox
+                    + "') WHERE state = 'live' AND claim_ahead"))
+        .isEqualTo(2);
     // The static worker owns partition 1 of 3 in the lag view.
     assertThat(
             count(
