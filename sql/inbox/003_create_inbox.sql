@@ -638,8 +638,8 @@ $t$ $h$;
 -- Phase 1 of the ordered claim over one window of the claim order (v_window messages, from the
 -- start or, with {{after}}, after the previous window): lock the heads among them, up to what the
 -- batch still lacks, adding their TIDs to v_tids and their payloads' size to v_bytes.
--- Placeholders: {{table}}, {{max_retries}}, {{aggregate}}, {{candidate_blocked}}, {{after}} (empty,
--- or a further condition on window row w).
+-- Placeholders: {{table}}, {{max_retries}}, {{aggregate}}, {{candidate_blocked}}, {{window_filter}}
+-- (which messages of w a window holds), {{after}} (empty, or a further condition on w).
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_walk_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -650,10 +650,7 @@ AS $h$ SELECT $t$SELECT v_tids || coalesce(array_agg(l.tid), '{}'), v_bytes + co
                              CASE WHEN p_max_bytes IS NULL THEN 0
                                   ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
                       FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w
-                            WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                              AND w.next_attempt_at <= now()
-                              AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
-                              AND (v_floor IS NULL OR w.priority > v_floor) {{after}}
+                            WHERE {{window_filter}} {{after}}
                             ORDER BY w.priority, w.seq
                             LIMIT v_window) win
                       JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
@@ -692,7 +689,8 @@ AS $h$ SELECT $t$SELECT v_tids || coalesce(array_agg(l.tid), '{}'), v_bytes + co
 -- collecting the rows into an array, made a claim of 100 heads 7 % cheaper with the worker's
 -- default byte budget and 17 % without one (docs/performance.md, "Ordered claim").
 -- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{mark}}, {{walk}} and {{walk_on}}
--- (ordered_claim_walk_template from the start of the claim order, and after v_end), {{table}},
+-- (ordered_claim_walk_template from the start of the claim order, and after v_end), {{window_filter}}
+-- (the claimable messages of window row w, in the buckets and above the priority floor), {{table}},
 -- {{max_retries}}, {{aggregate}} (the quoted aggregate column), {{candidate_blocked}}
 -- (earlier_unprocessed_sql of candidate c), {{window_blocked}} (the same for window row win),
 -- {{heads}} (aggregate_heads_sql).
@@ -727,10 +725,7 @@ AS $h$ SELECT $t${{header}}
                            max(ARRAY[win.priority::bigint, win.seq])
                       INTO v_seen, v_aggregates, v_end
                     FROM (SELECT w.{{aggregate}} AS agg, w.priority, w.seq FROM {{table}} w
-                          WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                            AND w.next_attempt_at <= now()
-                            AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
-                            AND (v_floor IS NULL OR w.priority > v_floor)
+                          WHERE {{window_filter}}
                           ORDER BY w.priority, w.seq
                           LIMIT v_window) win;
                     IF v_seen = v_window AND v_seen - v_aggregates < p_limit THEN
@@ -761,10 +756,7 @@ AS $h$ SELECT $t${{header}}
                       INTO v_walked, v_heads
                     FROM (SELECT win.agg, (win.agg IS NOT NULL AND {{window_blocked}}) AS blocked
                           FROM (SELECT w.{{aggregate}} AS agg, w.{{sequence}} AS s, w.seq FROM {{table}} w
-                                WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                                  AND w.next_attempt_at <= now()
-                                  AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
-                                  AND (v_floor IS NULL OR w.priority > v_floor)
+                                WHERE {{window_filter}}
                                 ORDER BY w.priority, w.seq
                                 LIMIT v_window) win) b;
                     IF v_walked >= greatest(p_limit, 1) AND v_heads + cardinality(v_tids) < p_limit THEN
@@ -861,6 +853,10 @@ BEGIN
         'window_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
             'win.agg', 'win.s', 'win.seq'),
         'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column));
+    v_values := v_values || jsonb_build_object('window_filter', inbox.sql_template(
+        'w.processed_at IS NULL AND w.retry_count < {{max_retries}} AND w.next_attempt_at <= now()
+                              AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                              AND (v_floor IS NULL OR w.priority > v_floor)', v_values));
     v_values := v_values || jsonb_build_object(
         'walk', inbox.sql_template(inbox.ordered_claim_walk_template(), v_values || '{"after": ""}'),
         'walk_on', inbox.sql_template(inbox.ordered_claim_walk_template(), v_values

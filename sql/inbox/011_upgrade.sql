@@ -14,6 +14,17 @@ DROP FUNCTION IF EXISTS inbox.create_index_if_missing(text, text, jsonb);
 -- A template that was on main for a day (the ranked ordered claim, measured and reverted) and
 -- never released: nothing calls it.
 DROP FUNCTION IF EXISTS inbox.ordered_claim_window_template();
+-- inbox_workers(text) gained the result columns concurrency and claim_ahead (2026-11-27), and
+-- CREATE OR REPLACE (012_operator_views.sql) cannot change a result type: drop the earlier one.
+-- A function that has them already is kept.
+DO $$
+BEGIN
+    -- NULL (no such function yet) is not 0.
+    IF strpos(pg_get_function_result(to_regprocedure('inbox.inbox_workers(text)')), 'claim_ahead') = 0 THEN
+        DROP FUNCTION inbox.inbox_workers(text);
+    END IF;
+END;
+$$;
 
 DO $$
 BEGIN

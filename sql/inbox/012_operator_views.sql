@@ -468,16 +468,6 @@ $$;
 -- concurrency, claim ahead: NULL when missing or not of the expected type), the
 -- partitions each holds in automatic mode and the earliest expiry of those leases. Workers of the
 -- automatic mode that do not announce themselves (other languages) are listed from their leases.
--- Its result gained concurrency and claim_ahead (2026-11-27): CREATE OR REPLACE cannot change a
--- result type, so an install over the earlier one drops it first.
-DO $$
-BEGIN
-    -- NULL (no such function yet) is not 0.
-    IF strpos(pg_get_function_result(to_regprocedure('inbox.inbox_workers(text)')), 'claim_ahead') = 0 THEN
-        DROP FUNCTION inbox.inbox_workers(text);
-    END IF;
-END;
-$$;
 CREATE OR REPLACE FUNCTION inbox.inbox_workers(p_inbox text)
 RETURNS TABLE (worker_id text, state text, host text, pid bigint, application_name text, assignment text,
                concurrency integer, claim_ahead boolean,
