@@ -462,6 +462,26 @@ AS $$
     WHERE inbox_name = p_inbox AND worker_id = p_worker
 $$;
 
+-- Where a worker sharing every head of an ordered inbox stands among its peers: the workers of the
+-- inbox that announced themselves with "spread" (Java workers without partitions), have not
+-- stopped and announced within three of their own intervals. rank: p_worker's place among them by
+-- id (0-based; NULL when it is not one of them), peers: how many they are. Each such worker prefers
+-- the buckets of partition rank of peers in its claims (docs/consuming.md, "Several workers on an
+-- ordered inbox"); a preference only, the head locks keep the order.
+CREATE OR REPLACE FUNCTION inbox.worker_peers(p_inbox text, p_worker text)
+RETURNS TABLE (rank integer, peers integer)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT (array_position(array_agg(r.worker_id ORDER BY r.worker_id COLLATE "C"), p_worker) - 1)::integer,
+           count(*)::integer
+    FROM inbox.inbox_worker_registry r
+    WHERE r.inbox_name = p_inbox AND r.stopped_at IS NULL
+      AND jsonb_typeof(r.details -> 'spread') = 'boolean' AND (r.details ->> 'spread')::boolean
+      AND r.heartbeat_at > now() - 3 * coalesce(inbox.registry_number(r.details, 'interval_seconds', 1, 604800), 20)
+                                       * interval '1 second'
+$$;
+
 -- Live and recently gone workers of an inbox: state 'live' (announced within the last minute, or
 -- three of its announcement intervals if longer), 'silent' (no announcement since: crashed, hung
 -- or cut off) or 'stopped'; with what each announced about itself (host, pid, assignment,

@@ -203,6 +203,7 @@ final class ConsumeScenario {
     CountDownLatch drained = new CountDownLatch(1);
     AtomicLong handled = new AtomicLong();
     List<InboxWorker> started = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
     StartGate gate = new StartGate();
     Semaphore leaseChanges = new Semaphore(0);
     try {
@@ -215,6 +216,7 @@ final class ConsumeScenario {
             .build();
         // Own connections, as a separate process would have (the pool is for producers).
         InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(), options)
+            .workerId(inbox + "-" + DRAINS.incrementAndGet() + "-" + w)
             .batchHandler((claimed, tx) -> {
               if (handled.addAndGet(claimed.size()) >= messages) {
                 drained.countDown();
@@ -231,9 +233,12 @@ final class ConsumeScenario {
             .build();
         worker.start();
         started.add(worker);
+        ids.add(inbox + "-" + DRAINS.get() + "-" + w);
       }
       if (variant == Variant.ORDERED_AUTOMATIC) {
         awaitBalancedLeases(started, leaseChanges);
+      } else if (variant == Variant.ORDERED && workers > 1) {
+        awaitPeers(db, inbox, ids);
       }
       long begin = gate.open();
       if (!drained.await(10, TimeUnit.MINUTES)) {
@@ -249,6 +254,28 @@ final class ConsumeScenario {
         worker.stop();
       }
     }
+  }
+
+  /** Numbers the drains' worker ids, unique in the registry. */
+  private static final AtomicLong DRAINS = new AtomicLong();
+
+  /**
+   * Waits until the workers sharing every head of an ordered inbox know each other: the registry
+   * lists all of them as peers ({@code inbox.worker_peers}), and each has read its peers since (it
+   * does every second), so that a drain times the steady state a deployment runs in.
+   */
+  private static void awaitPeers(BenchDatabase db, String inbox, List<String> ids) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    for (String id : ids) {
+      while (db.count("SELECT coalesce(max(peers), 0) FROM inbox.worker_peers('%s', '%s') WHERE rank IS NOT NULL"
+          .formatted(inbox, id)) != ids.size()) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("workers did not see each other within 60 s");
+        }
+        Thread.sleep(50);
+      }
+    }
+    Thread.sleep(1_200);
   }
 
   /**

@@ -10,7 +10,7 @@ import java.net.UnknownHostException;
  * What a worker tells {@code inbox.worker_announce} about itself at every gauge refresh, so that
  * {@code inbox.inbox_workers} lists it whatever its partition mode: host, process id, assignment,
  * concurrency, claim ahead and the announcement interval (the registry calls a worker silent after
- * three).
+ * three), and whether it spreads its claims over the buckets with its peers.
  */
 final class Announcement {
 
@@ -33,6 +33,9 @@ final class Announcement {
       node.put("partitions", a.partitions());
     } else {
       node.put("assignment", "all");
+      // Shares every head: on an ordered inbox it prefers its share of the buckets among the
+      // live workers that announce this (inbox.worker_peers).
+      node.put("spread", true);
     }
     return node.toString();
   }

@@ -71,6 +71,17 @@ final class BatchRunner {
   private long kept;
 
   /**
+   * A worker that prefers a share of an ordered inbox's buckets ({@link
+   * ClaimScope#preferredOrClaimable}) asks the whole inbox in every n-th claim: the buckets no live
+   * worker prefers (a worker that died and is still listed as live, a change in the number of
+   * workers not seen by all yet) get that share of every worker's claims, oldest heads first.
+   */
+  static final int WHOLE_INBOX_EVERY = 8;
+
+  /** Claims this runner made, for {@link #WHOLE_INBOX_EVERY}. */
+  private long claims;
+
+  /**
    * Whether the next claim sets the savepoint of the handler's first part in its round trip: while
    * the handler's last batch asked for the transaction (with a boundary every part does: its
    * savepoint is set before the handler runs). A handler that never touches the database pays
@@ -186,7 +197,13 @@ final class BatchRunner {
     attempt.wc = wc;
     ClaimScope.Claimable scope = ctx.scope().claimable();
     boolean savepoint = claimSetsSavepoint;
-    List<InboxMessage> messages = scope.nothing() ? List.of() : claim(wc, limit, scope, savepoint);
+    ClaimScope.Claimable first =
+        ++claims % WHOLE_INBOX_EVERY == 0 ? scope : ctx.scope().preferredOrClaimable();
+    List<InboxMessage> messages = scope.nothing() ? List.of() : claim(wc, limit, first, savepoint);
+    if (messages.isEmpty() && first != scope) {
+      // Nothing claimable in the preferred buckets: the rest of the inbox, in the same transaction.
+      messages = claim(wc, limit, scope, savepoint);
+    }
     if (messages.size() < Math.max(minimum, 1)) { // none, or short of the order's minimum
       tracker.claimed(0);
       // Holding nothing, wait for a head another worker holds (ordered inboxes only). In the

@@ -9,7 +9,9 @@ import java.sql.Types;
 /**
  * Which buckets a worker may claim from. All: every bucket (NULL). Static: the buckets of its
  * partition, fixed. Automatic: the buckets of the partitions it leases, re-checked by {@code
- * inbox.lease_guard_buckets} in every claim statement (claim_guarded.sql), before the claim.
+ * inbox.lease_guard_buckets} in every claim statement (claim_guarded.sql), before the claim. All,
+ * on an ordered inbox, also keeps the buckets the worker prefers among the live workers sharing
+ * every head ({@link #peers}): claims ask for those first (see BatchRunner).
  */
 final class ClaimScope {
 
@@ -31,6 +33,15 @@ final class ClaimScope {
 
   /** All and static: fixed; automatic: the partitions the last heartbeat returned. */
   private volatile Claimable claimable;
+
+  /** The inbox is ordered (learned at every connection); spreading only pays there. */
+  private volatile boolean ordered;
+
+  /**
+   * All, on an ordered inbox with other live workers sharing every head: the buckets of partition
+   * rank of peers ({@code inbox.worker_peers}) this worker prefers; null: no preference.
+   */
+  private volatile Claimable preferred;
 
   ClaimScope(PartitionAssignment assignment, String inbox, String workerId) {
     this.inbox = inbox;
@@ -63,6 +74,35 @@ final class ClaimScope {
       result[owner[b]][fill[owner[b]]++] = b;
     }
     return result;
+  }
+
+  /** Whether the inbox is ordered, learned at every connection. */
+  void ordered(boolean ordered) {
+    this.ordered = ordered;
+  }
+
+  /**
+   * All mode: this worker's rank among the live workers sharing every head of the inbox, and their
+   * number ({@code inbox.worker_peers}); with more than one, the worker prefers the buckets of
+   * partition rank of peers. A rank of null (not among them): no preference.
+   */
+  void peers(Integer rank, int peers) {
+    if (claimable.buckets() != null || automatic()) {
+      return; // static and automatic partitions claim their own buckets anyway
+    }
+    preferred =
+        rank == null || peers < 2 || rank >= peers
+            ? null
+            : new Claimable(null, Partitioning.bucketsOf(rank, peers));
+  }
+
+  /**
+   * What a claim binds when the worker may prefer its share of the buckets: the preferred buckets
+   * on an ordered inbox with live peers, otherwise {@link #claimable()}.
+   */
+  Claimable preferredOrClaimable() {
+    Claimable p = preferred;
+    return p != null && ordered ? p : claimable;
   }
 
   boolean automatic() {

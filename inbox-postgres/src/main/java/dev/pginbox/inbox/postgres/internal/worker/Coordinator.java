@@ -92,7 +92,9 @@ final class Coordinator implements Runnable {
           // than a claim that finds nothing, and runs on this thread's connection while the
           // processor is free for the next notification (a claim after every short batch put the
           // tail at 1,000 msg/s from 4-7 ms to 15-33 ms).
-          queue.claimsOnShortBatch(claimOnHint && ordered(wc));
+          boolean ordered = ordered(wc);
+          ctx.scope().ordered(ordered);
+          queue.claimsOnShortBatch(claimOnHint && ordered);
           loop(wc);
         });
   }

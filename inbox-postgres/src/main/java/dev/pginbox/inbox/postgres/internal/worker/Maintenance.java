@@ -37,6 +37,7 @@ final class Maintenance {
   private volatile boolean purgeMissingLogged;
   private final String announcement;
   private volatile boolean announceMissing;
+  private volatile boolean peersMissing;
 
   Maintenance(WorkerContext ctx) {
     this.ctx = ctx;
@@ -87,6 +88,37 @@ final class Maintenance {
       failed("announcing the worker", e);
     } catch (RuntimeException e) {
       failed("announcing the worker", e);
+    }
+  }
+
+  /**
+   * Where this worker stands among the live workers sharing every head ({@code
+   * inbox.worker_peers}), for the buckets it prefers on an ordered inbox. An older SQL API without
+   * the function: no preference, said nowhere (the worker works as before).
+   */
+  void refreshPeers() {
+    if (announceMissing || peersMissing) {
+      return;
+    }
+    try {
+      PreparedStatement ps = connection().statement("peers");
+      ps.setString(1, ctx.inbox());
+      ps.setString(2, ctx.workerId());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        int rank = rs.getInt(1);
+        ctx.scope().peers(rs.wasNull() ? null : rank, rs.getInt(2));
+      }
+      wc.connection().commit();
+    } catch (SQLException e) {
+      if ("42883".equals(e.getSQLState())) {
+        peersMissing = true;
+        wc.rollbackQuietly();
+        return;
+      }
+      failed("reading the worker's peers", e);
+    } catch (RuntimeException e) {
+      failed("reading the worker's peers", e);
     }
   }
 

@@ -12,6 +12,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class PeriodicTasks {
 
+  /** How often a worker sharing every head reads its peers ({@code inbox.worker_peers}). */
+  static final long PEERS_INTERVAL_MILLIS = 1_000;
+
   private final WorkerContext ctx;
   private final Threads threads;
   private final Runnable onLeaseChange;
@@ -38,6 +41,12 @@ final class PeriodicTasks {
     long gauges = ctx.gaugeInterval().toMillis();
     maintenance.scheduleWithFixedDelay(
         maintenanceTask::refreshGauges, 0, gauges, TimeUnit.MILLISECONDS);
+    if (ctx.options().partitions() instanceof PartitionAssignment.All) {
+      // A worker sharing every head learns of a peer that started or stopped within a second.
+      long peers = Math.min(gauges, PEERS_INTERVAL_MILLIS);
+      maintenance.scheduleWithFixedDelay(
+          maintenanceTask::refreshPeers, peers, peers, TimeUnit.MILLISECONDS);
+    }
     if (ctx.options().retention()) {
       long retention = ctx.retentionInterval().toMillis();
       maintenance.scheduleWithFixedDelay(

@@ -1,0 +1,1 @@
+SELECT rank, peers FROM inbox.worker_peers(?, ?)
