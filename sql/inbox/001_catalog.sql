@@ -140,7 +140,8 @@ CREATE INDEX IF NOT EXISTS operator_log_inbox_idx ON inbox.operator_log (inbox_n
 CREATE TABLE IF NOT EXISTS inbox.inbox_worker_registry (
     inbox_name          text NOT NULL REFERENCES inbox.inbox_config ON DELETE CASCADE,
     worker_id           text NOT NULL,
-    -- host, pid, assignment ("all", "static", "automatic"), partition, partitions, concurrency
+    -- host, pid, assignment ("all", "static", "automatic"), partition, partitions, concurrency,
+    -- claim_ahead, interval_seconds, spread (see inbox.worker_peers)
     details             jsonb NOT NULL DEFAULT '{}',
     application_name    text,
     backend_pid         integer,

@@ -430,7 +430,7 @@ $$;
 
 -- A worker's announcement (every gauge refresh): registers or refreshes it and forgets workers of
 -- the inbox silent for more than an hour. p_details: host, pid, assignment, partition, partitions,
--- concurrency (at most 2 kB).
+-- concurrency, claim_ahead, interval_seconds, spread (at most 2 kB).
 CREATE OR REPLACE FUNCTION inbox.worker_announce(p_inbox text, p_worker text, p_details jsonb)
 RETURNS void
 LANGUAGE plpgsql

@@ -46,15 +46,21 @@ public final class ChaosWorker {
     String name = args[2];
     PGSimpleDataSource dataSource = new PGSimpleDataSource();
     dataSource.setURL(url);
+    // The names end in a number: odd ones claim ahead, and of every four the second pair runs
+    // without partitions (spread over the buckets with their live peers, preferring their share),
+    // beside the others' automatic partitions.
+    int number = Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
     WorkerOptions options =
         WorkerOptions.builder(inbox)
             .batchSize(50)
             .concurrency(2)
-            // Half the workers claim ahead (the names end in a number).
-            .claimAhead(Character.getNumericValue(name.charAt(name.length() - 1)) % 2 == 1)
+            .claimAhead(number % 2 == 1)
             .pollInterval(Duration.ofMillis(500))
             .reconnectBackoff(Duration.ofMillis(50), Duration.ofSeconds(1))
-            .partitions(new PartitionAssignment.Automatic(8, Duration.ofSeconds(2)))
+            .partitions(
+                number / 2 % 2 == 1
+                    ? PartitionAssignment.all()
+                    : new PartitionAssignment.Automatic(8, Duration.ofSeconds(2)))
             .shutdownGrace(Duration.ofSeconds(5))
             .build();
     InboxWorker worker =

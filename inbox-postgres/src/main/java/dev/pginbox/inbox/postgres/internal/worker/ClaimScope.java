@@ -87,9 +87,6 @@ final class ClaimScope {
    * partition rank of peers. A rank of null (not among them): no preference.
    */
   void peers(Integer rank, int peers) {
-    if (claimable.buckets() != null || automatic()) {
-      return; // static and automatic partitions claim their own buckets anyway
-    }
     preferred =
         rank == null || peers < 2 || rank >= peers
             ? null

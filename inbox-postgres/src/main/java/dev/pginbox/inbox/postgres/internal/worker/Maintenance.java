@@ -94,7 +94,7 @@ final class Maintenance {
   /**
    * Where this worker stands among the live workers sharing every head ({@code
    * inbox.worker_peers}), for the buckets it prefers on an ordered inbox. An older SQL API without
-   * the function: no preference, said nowhere (the worker works as before).
+   * the function: no preference (the worker claims as before).
    */
   void refreshPeers() {
     if (announceMissing || peersMissing) {
@@ -116,10 +116,20 @@ final class Maintenance {
         wc.rollbackQuietly();
         return;
       }
-      failed("reading the worker's peers", e);
+      peersFailed(e);
     } catch (RuntimeException e) {
-      failed("reading the worker's peers", e);
+      peersFailed(e);
     }
+  }
+
+  /**
+   * Every second while the database is away: said at debug level (the gauge refresh says it at
+   * warning level every gauge interval); the worker keeps the preference it had.
+   */
+  private void peersFailed(Exception e) {
+    LOG.debug(
+        "inbox {}: reading the worker's peers failed: {}", ctx.inbox(), SqlStates.describe(e));
+    close();
   }
 
   /** One sweep; returns the rows deleted, or -1 when another worker is purging the inbox. */
