@@ -59,9 +59,7 @@ class SpreadHeadsTest extends WorkerTestSupport {
 
     int aggregates = 200;
     insert(inbox, "m", 1, 4_000, aggregates);
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 4_000);
+    awaitHandled(inbox, 4_000);
 
     // Each message went to the worker whose share holds its aggregate's bucket, but for the claims
     // that asked the whole inbox (one in eight, and those that found nothing of their own at the
@@ -99,9 +97,7 @@ class SpreadHeadsTest extends WorkerTestSupport {
             insertInto(tx, inbox, "own", aggregatesOf(1, 100), 20);
           });
     }
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 2_020);
+    awaitHandled(inbox, 2_020);
 
     // Batches of 50: the eighth claim at the latest takes them (they are the oldest heads), with
     // about 350 of the backlog handled before; without the share, after all 2,000.
@@ -128,9 +124,7 @@ class SpreadHeadsTest extends WorkerTestSupport {
     try (Handle h = JDBI.open()) {
       insertInto(h, inbox, "orphan", aggregatesOf(0, 5), 1);
     }
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 5);
+    awaitHandled(inbox, 5);
     System.err.println("ELAPSED " + Duration.ofNanos(System.nanoTime() - start));
     // Waiting for the whole-inbox claim instead would take eight claims, one per poll: 16 s.
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
@@ -168,6 +162,12 @@ class SpreadHeadsTest extends WorkerTestSupport {
           .until(() -> peers(inbox, id).equals(ids.indexOf(id) + " of " + ids.size()));
     }
     Thread.sleep(1_500);
+  }
+
+  private static void awaitHandled(String inbox, int messages) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == messages);
   }
 
   private static void announce(String inbox, String worker, String details) {
