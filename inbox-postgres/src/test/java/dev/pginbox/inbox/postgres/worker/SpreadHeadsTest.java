@@ -80,13 +80,7 @@ class SpreadHeadsTest extends WorkerTestSupport {
 
   @Test
   void every_eighth_claim_serves_the_buckets_no_live_worker_prefers() throws Exception {
-    String inbox = orderedInbox("share");
-    // A peer that looks live (it announced, with an interval of a week) but claims nothing: a
-    // worker that died a moment ago. "share-dead" ranks before "share-live", so partition 0 of 2 is
-    // the dead one's.
-    announce(inbox, "share-dead", "{\"spread\": true, \"interval_seconds\": 604800}");
-    startWorker(inbox, "share-live", false);
-    awaitPeers(inbox, List.of("share-dead", "share-live"));
+    String inbox = besideADeadPeer("share", false);
 
     // The oldest messages: one each in 20 aggregates of the dead worker's share; then a backlog of
     // 2,000 in the live worker's own.
@@ -114,11 +108,8 @@ class SpreadHeadsTest extends WorkerTestSupport {
    */
   @Test
   void an_idle_worker_serves_the_buckets_no_live_worker_prefers_at_once() throws Exception {
-    String inbox = orderedInbox("rest");
-    announce(inbox, "rest-dead", "{\"spread\": true, \"interval_seconds\": 604800}");
     // LISTEN, polling every 2 s: a notification is the only prompt wake-up.
-    startWorker(inbox, "rest-live", true);
-    awaitPeers(inbox, List.of("rest-dead", "rest-live"));
+    String inbox = besideADeadPeer("rest", true);
 
     long start = System.nanoTime();
     try (Handle h = JDBI.open()) {
@@ -133,6 +124,19 @@ class SpreadHeadsTest extends WorkerTestSupport {
   private String orderedInbox(String prefix) {
     String inbox = newInbox(prefix);
     execute("SELECT inbox.enable_inbox_ordering('" + inbox + "', 'aggregate_id', 'seq')");
+    return inbox;
+  }
+
+  /**
+   * An ordered inbox with one worker, "PREFIX-live", and a peer that looks live (it announced, with
+   * an interval of a week) but claims nothing: a worker that died a moment ago. "PREFIX-dead" ranks
+   * first, so partition 0 of 2 is the dead one's share.
+   */
+  private String besideADeadPeer(String prefix, boolean listen) throws InterruptedException {
+    String inbox = orderedInbox(prefix);
+    announce(inbox, prefix + "-dead", "{\"spread\": true, \"interval_seconds\": 604800}");
+    startWorker(inbox, prefix + "-live", listen);
+    awaitPeers(inbox, List.of(prefix + "-dead", prefix + "-live"));
     return inbox;
   }
 
