@@ -7,11 +7,15 @@ import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.Partitioning;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
+import dev.pginbox.inbox.postgres.SqlScripts;
+import dev.pginbox.inbox.testing.TestDatabase;
+import dev.pginbox.inbox.testing.TestPostgres;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -119,6 +123,59 @@ class SpreadHeadsTest extends WorkerTestSupport {
     System.err.println("ELAPSED " + Duration.ofNanos(System.nanoTime() - start));
     // Waiting for the whole-inbox claim instead would take eight claims, one per poll: 16 s.
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  /**
+   * Against an SQL API from before inbox.worker_peers, workers run as before: without a share,
+   * listed in the registry.
+   */
+  @Test
+  void workers_without_worker_peers_in_the_sql_api_consume_as_before() {
+    TestDatabase db = TestPostgres.shared().newDatabase("no_peers");
+    Jdbi jdbi = Jdbi.create(db.dataSource());
+    jdbi.useHandle(
+        h -> {
+          SqlScripts.install(h, SqlScripts.INBOX_INSTALL_SCRIPT);
+          h.execute("DROP FUNCTION inbox.worker_peers(text, text)");
+          h.execute("SELECT inbox.create_inbox('old_api')");
+          h.execute("SELECT inbox.enable_inbox_ordering('old_api', 'aggregate_id', 'seq')");
+        });
+    for (int w = 0; w < 2; w++) {
+      track(
+              PostgresInboxWorker.builder(db.dataSource(), options("old_api", false).build())
+                  .handler((m, tx) -> Outcome.processed())
+                  .build())
+          .start();
+    }
+    jdbi.useHandle(
+        h ->
+            h.execute(
+                "INSERT INTO inbox.old_api (event_id, event_type, aggregate_id, payload) "
+                    + "SELECT 'm-' || i, 'test', 'agg-' || (i % 50), '{}' FROM generate_series(1, 1000) i"));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                jdbi.withHandle(
+                        h ->
+                            h.createQuery(
+                                    "SELECT count(*) FROM inbox.old_api WHERE processed_at IS NOT NULL")
+                                .mapTo(Long.class)
+                                .one())
+                    == 1_000);
+    // And they announced themselves at once (the peers are read apart from the announcement, whose
+    // transaction a missing function would roll back).
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                jdbi.withHandle(
+                        h ->
+                            h.createQuery(
+                                    "SELECT count(*) FROM inbox.inbox_workers('old_api') WHERE state = 'live'")
+                                .mapTo(Long.class)
+                                .one())
+                    == 2);
   }
 
   private String orderedInbox(String prefix) {
