@@ -215,8 +215,9 @@ final class ConsumeScenario {
             .retention(false))
             .build();
         // Own connections, as a separate process would have (the pool is for producers).
+        String id = inbox + "-" + DRAINS.incrementAndGet() + "-" + w;
         InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(), options)
-            .workerId(inbox + "-" + DRAINS.incrementAndGet() + "-" + w)
+            .workerId(id)
             .batchHandler((claimed, tx) -> {
               if (handled.addAndGet(claimed.size()) >= messages) {
                 drained.countDown();
@@ -233,7 +234,7 @@ final class ConsumeScenario {
             .build();
         worker.start();
         started.add(worker);
-        ids.add(inbox + "-" + DRAINS.get() + "-" + w);
+        ids.add(id);
       }
       if (variant == Variant.ORDERED_AUTOMATIC) {
         awaitBalancedLeases(started, leaseChanges);

@@ -32,7 +32,12 @@ class SpreadHeadsTest extends WorkerTestSupport {
     announce(inbox, "b", "{\"assignment\": \"all\", \"spread\": true}");
     announce(inbox, "a", "{\"assignment\": \"all\", \"spread\": true, \"interval_seconds\": 10}");
     announce(inbox, "c", "{\"assignment\": \"all\", \"spread\": true}");
-    execute("SELECT inbox.worker_stopped('" + inbox + "', 'c')");
+    try (Handle h = JDBI.open()) {
+      h.createQuery("SELECT inbox.worker_stopped(?, 'c')::text")
+          .bind(0, inbox)
+          .mapTo(String.class)
+          .findOne();
+    }
     announce(inbox, "d", "{\"assignment\": \"static\", \"partition\": 0, \"partitions\": 2}");
     announce(inbox, "e", "{\"assignment\": \"all\", \"spread\": true, \"interval_seconds\": 1}");
     execute(
@@ -156,12 +161,7 @@ class SpreadHeadsTest extends WorkerTestSupport {
         .atMost(Duration.ofSeconds(60))
         .until(
             () ->
-                jdbi.withHandle(
-                        h ->
-                            h.createQuery(
-                                    "SELECT count(*) FROM inbox.old_api WHERE processed_at IS NOT NULL")
-                                .mapTo(Long.class)
-                                .one())
+                count(jdbi, "SELECT count(*) FROM inbox.old_api WHERE processed_at IS NOT NULL")
                     == 1_000);
     // And they announced themselves at once (the peers are read apart from the announcement, whose
     // transaction a missing function would roll back).
@@ -169,13 +169,14 @@ class SpreadHeadsTest extends WorkerTestSupport {
         .atMost(Duration.ofSeconds(5))
         .until(
             () ->
-                jdbi.withHandle(
-                        h ->
-                            h.createQuery(
-                                    "SELECT count(*) FROM inbox.inbox_workers('old_api') WHERE state = 'live'")
-                                .mapTo(Long.class)
-                                .one())
+                count(
+                        jdbi,
+                        "SELECT count(*) FROM inbox.inbox_workers('old_api') WHERE state = 'live'")
                     == 2);
+  }
+
+  private static long count(Jdbi jdbi, String sql) {
+    return jdbi.withHandle(h -> h.createQuery(sql).mapTo(Long.class).one());
   }
 
   private String orderedInbox(String prefix) {
@@ -232,14 +233,14 @@ class SpreadHeadsTest extends WorkerTestSupport {
   }
 
   private static void announce(String inbox, String worker, String details) {
-    execute(
-        "SELECT inbox.worker_announce('"
-            + inbox
-            + "', '"
-            + worker
-            + "', '"
-            + details
-            + "'::jsonb)");
+    try (Handle h = JDBI.open()) {
+      h.createQuery("SELECT inbox.worker_announce(?, ?, ?::jsonb)::text")
+          .bind(0, inbox)
+          .bind(1, worker)
+          .bind(2, details)
+          .mapTo(String.class)
+          .findOne();
+    }
   }
 
   private static String peers(String inbox, String worker) {
