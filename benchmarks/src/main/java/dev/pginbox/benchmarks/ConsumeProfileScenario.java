@@ -1,15 +1,10 @@
 package dev.pginbox.benchmarks;
 
-import com.sun.management.OperatingSystemMXBean;
 import dev.pginbox.inbox.BatchResult;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
-import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +21,6 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class ConsumeProfileScenario {
 
-  private static final long CLOCK_TICK_NANOS = 10_000_000; // USER_HZ = 100 on Linux
-
   private ConsumeProfileScenario() {}
 
   static void run(Report report, int runs, double scale) throws Exception {
@@ -36,7 +29,7 @@ final class ConsumeProfileScenario {
             + "| load average after |");
     BenchDatabase db = BenchDatabase.create("consume_profile");
     PostgresInboxManager.create(db.dataSource).createInbox("profile");
-    ProcessHandle postmaster = postmaster(db);
+    CpuClock cpu = CpuClock.of(db);
     for (int batch : new int[] {100, 1000}) {
       int messages = (int) (scale * 100_000);
       Measurements rate = new Measurements();
@@ -45,7 +38,7 @@ final class ConsumeProfileScenario {
       Measurements wal = new Measurements();
       Measurements transactions = new Measurements();
       for (int run = -1; run < runs; run++) {
-        Sample s = drain(db, postmaster, batch, messages);
+        Sample s = drain(db, cpu, batch, messages);
         if (run >= 0) {
           rate.add(messages / s.seconds());
           client.add(s.clientCpuNanos() / 1e3 / messages);
@@ -56,14 +49,14 @@ final class ConsumeProfileScenario {
       }
       report.row(batch, String.format("%,d", messages), String.format("%,.0f", rate.median()),
           String.format("%.2f", 1e6 / rate.median()), String.format("%.2f", client.median()),
-          postmaster == null ? "-" : String.format("%.2f", server.median()),
+          server.median() < 0 ? "-" : String.format("%.2f", server.median()),
           String.format("%.0f", wal.median()), String.format("%.2f", transactions.median()), LoadAverage.now());
     }
   }
 
   private record Sample(double seconds, long clientCpuNanos, long serverCpuNanos, long walBytes, long transactions) {}
 
-  private static Sample drain(BenchDatabase db, ProcessHandle postmaster, int batch, int messages) throws Exception {
+  private static Sample drain(BenchDatabase db, CpuClock cpu, int batch, int messages) throws Exception {
     db.execute("TRUNCATE inbox.profile");
     db.execute(("INSERT INTO inbox.profile (event_id, event_type, source, aggregate_id, payload) "
         + "SELECT 'm' || g, 'order.placed', 'bench', 'agg-' || (g %% 1000), '%s' FROM generate_series(1, %d) g")
@@ -88,8 +81,7 @@ final class ConsumeProfileScenario {
     // Started paused by a lock on the table: the timed window holds the drain, not the start.
     long walBefore;
     long txBefore;
-    long clientBefore;
-    long serverBefore;
+    CpuClock.Reading cpuBefore;
     long begin;
     try (var hold = db.dataSource.getConnection()) {
       hold.setAutoCommit(false);
@@ -98,8 +90,7 @@ final class ConsumeProfileScenario {
       Thread.sleep(500); // the worker's connections open and its first claim waits on the lock
       walBefore = db.count("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint");
       txBefore = transactions(db);
-      clientBefore = processCpuNanos();
-      serverBefore = serverCpuNanos(postmaster);
+      cpuBefore = cpu.read();
       begin = System.nanoTime();
       hold.rollback();
     }
@@ -111,7 +102,7 @@ final class ConsumeProfileScenario {
       worker.stop(); // returns once the last batch has committed
     }
     long end = System.nanoTime();
-    long clientAfter = processCpuNanos();
+    CpuClock.Reading clientAfter = cpu.read();
     if (db.count("SELECT count(*) FROM inbox.profile WHERE processed_at IS NULL") > 0) {
       throw new IllegalStateException("messages left unprocessed after the drain");
     }
@@ -119,63 +110,13 @@ final class ConsumeProfileScenario {
     // The worker's backends exit just after stop(): their CPU reaches the postmaster's cutime once
     // it has reaped them, and their statistics arrive as they exit.
     Thread.sleep(1_000);
-    long serverAfter = serverCpuNanos(postmaster);
+    CpuClock.Reading serverAfter = cpu.read();
     long txAfter = transactions(db);
-    return new Sample((end - begin) / 1e9, clientAfter - clientBefore,
-        serverAfter < 0 ? 0 : serverAfter - serverBefore, walAfter - walBefore, txAfter - txBefore);
+    return new Sample((end - begin) / 1e9, clientAfter.since(cpuBefore).clientNanos(),
+        serverAfter.since(cpuBefore).serverNanos(), walAfter - walBefore, txAfter - txBefore);
   }
 
   private static long transactions(BenchDatabase db) {
     return db.count("SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()");
-  }
-
-  private static long processCpuNanos() {
-    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-  }
-
-  /** The PostgreSQL server's main process when it runs on this machine and /proc shows it, else null. */
-  private static ProcessHandle postmaster(BenchDatabase db) {
-    long backend = db.count("SELECT pg_backend_pid()");
-    try {
-      String stat = Files.readString(Path.of("/proc/" + backend + "/stat"));
-      long parent = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[1]);
-      return ProcessHandle.of(parent).orElse(null);
-    } catch (IOException | RuntimeException e) {
-      return null; // another machine, or no /proc
-    }
-  }
-
-  /**
-   * CPU of the server's main process, of its children that ended (cutime, cstime: the worker's
-   * backends that exited) and of the live ones; -1 when it cannot be read.
-   */
-  private static long serverCpuNanos(ProcessHandle postmaster) {
-    if (postmaster == null) {
-      return -1;
-    }
-    try {
-      long[] own = ticks(postmaster.pid());
-      long total = own[0] + own[1] + own[2] + own[3];
-      for (ProcessHandle child : postmaster.children().toList()) {
-        long[] t = ticks(child.pid());
-        total += t[0] + t[1];
-      }
-      return total * CLOCK_TICK_NANOS;
-    } catch (IOException | RuntimeException e) {
-      return -1;
-    }
-  }
-
-  /** utime, stime, cutime, cstime of a process, in clock ticks. */
-  private static long[] ticks(long pid) throws IOException {
-    String stat;
-    try {
-      stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-    } catch (java.nio.file.NoSuchFileException e) {
-      return new long[4]; // ended meanwhile: its time is in the parent's cutime from now on
-    }
-    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-    // Fields 14-17 of proc(5), counted from the state (field 3) at index 0.
-    return new long[] {Long.parseLong(f[11]), Long.parseLong(f[12]), Long.parseLong(f[13]), Long.parseLong(f[14])};
   }
 }

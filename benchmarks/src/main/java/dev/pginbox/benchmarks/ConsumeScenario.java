@@ -48,7 +48,7 @@ final class ConsumeScenario {
     report.section("Consume: drain a backlog, no-op handler (messages/s, median of runs, min..max; "
             + "claims from pg_stat_user_functions with track_functions = 'pl')",
         "| variant | batch | workers | messages | messages/s | claims per run | messages per claim | ms per claim "
-            + "| load average after |");
+            + "| client CPU us per message | server CPU us per message | machine busy | load average after |");
     BenchDatabase db = BenchDatabase.create("consume");
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
     for (Variant variant : variants) {
@@ -64,17 +64,25 @@ final class ConsumeScenario {
         for (int workers : new int[] {1, 2, 4}) {
           int messages = (int) (scale * (batch == 1 ? 10_000 : batch == 10 ? 30_000 : 100_000));
           Measurements rate = new Measurements();
+          Measurements client = new Measurements();
+          Measurements server = new Measurements();
+          Measurements busy = new Measurements();
           ClaimCalls claims = ClaimCalls.NONE;
           for (int run = -1; run < runs; run++) {
             ClaimCalls before = ClaimCalls.read(db, inbox);
-            double r = drain(db, inbox, variant, batch, workers, messages);
+            Drain d = drain(db, inbox, variant, batch, workers, messages);
             if (run >= 0) {
-              rate.add(r);
+              rate.add(d.rate());
+              client.add(d.cpu().clientNanos());
+              server.add(d.cpu().serverNanos());
+              busy.add(d.cpu().machineBusy());
               claims = claims.plus(ClaimCalls.read(db, inbox).minus(before));
             }
           }
           report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages), rate.summary(),
-              claims.perRun(runs), claims.messagesPerCall((long) messages * runs), claims.msPerCall(), LoadAverage.now());
+              claims.perRun(runs), claims.messagesPerCall((long) messages * runs), claims.msPerCall(),
+              CpuClock.perMessage((long) client.median(), messages), CpuClock.perMessage((long) server.median(), messages),
+              busy.median() < 0 ? "-" : String.format("%.0f %%", 100 * busy.median()), LoadAverage.now());
         }
       }
     }
@@ -173,8 +181,8 @@ final class ConsumeScenario {
           Measurements onRates = new Measurements();
           for (int run = -1; run < runs; run++) {
             boolean offFirst = run % 2 == 0;
-            double first = drain(db, inbox, variant, batch, workers, messages, offFirst ? off : on);
-            double second = drain(db, inbox, variant, batch, workers, messages, offFirst ? on : off);
+            double first = drain(db, inbox, variant, batch, workers, messages, offFirst ? off : on).rate();
+            double second = drain(db, inbox, variant, batch, workers, messages, offFirst ? on : off).rate();
             if (run >= 0) {
               offRates.add(offFirst ? first : second);
               onRates.add(offFirst ? second : first);
@@ -187,13 +195,16 @@ final class ConsumeScenario {
     }
   }
 
-  static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
+  /** A drain's rate (messages/s) and the CPU its timed window used. */
+  record Drain(double rate, CpuClock.Reading cpu) {}
+
+  static Drain drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
       throws Exception {
     return drain(db, inbox, variant, batch, workers, messages, b -> b);
   }
 
   /** {@code tuning}: applied to each worker's options last. */
-  private static double drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages,
+  private static Drain drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages,
       UnaryOperator<WorkerOptions.Builder> tuning) throws Exception {
     db.execute("TRUNCATE inbox." + inbox);
     db.execute(("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
@@ -206,6 +217,7 @@ final class ConsumeScenario {
     List<String> ids = new ArrayList<>();
     StartGate gate = new StartGate();
     Semaphore leaseChanges = new Semaphore(0);
+    CpuClock clock = CpuClock.of(db);
     try {
       for (int w = 0; w < workers; w++) {
         WorkerOptions options = tuning.apply(WorkerOptions.builder(inbox)
@@ -241,6 +253,7 @@ final class ConsumeScenario {
       } else if (variant == Variant.ORDERED && workers > 1) {
         awaitPeers(db, inbox, ids);
       }
+      CpuClock.Reading cpuBefore = clock.read();
       long begin = gate.open();
       if (!drained.await(10, TimeUnit.MINUTES)) {
         throw new IllegalStateException("backlog not drained: " + handled.get() + " of " + messages);
@@ -249,7 +262,7 @@ final class ConsumeScenario {
       while (db.count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") > 0) {
         Thread.onSpinWait();
       }
-      return messages / ((System.nanoTime() - begin) / 1e9);
+      return new Drain(messages / ((System.nanoTime() - begin) / 1e9), clock.read().since(cpuBefore));
     } finally {
       for (InboxWorker worker : started) {
         worker.stop();

@@ -48,7 +48,7 @@ final class PeerScenario {
         "consume",
         batch,
         timed,
-        Math.round(ConsumeScenario.drain(db, inbox, variant, batch, 1, timed)));
+        Math.round(ConsumeScenario.drain(db, inbox, variant, batch, 1, timed).rate()));
   }
 
   private static int warmup(int batch, int messages) {
