@@ -635,6 +635,30 @@ AS $h$ SELECT $t${{header}}
             $body$
 $t$ $h$;
 
+-- One window of the ordered claim: up to v_window claimable messages from the start of the claim
+-- order (priority, seq) or, with {{after}}, after the previous window, each flagged "candidate"
+-- when it may be its aggregate's head: it has no aggregate, no sequence value, or it is the
+-- earliest of its aggregate's messages in the window by (sequence, seq). Any other is blocked by
+-- an earlier window message of its aggregate, unprocessed in the same snapshot, so the head test
+-- (an index probe each) runs on candidates only. Without this, a window of followers (each
+-- aggregate's next messages: a worker whose share of the aggregates is smaller than its batch)
+-- probed every one of its 2 * p_limit + 100 messages on every claim. Reading the whole window
+-- and sorting it costs little next to the probes saved (docs/performance.md, "Ordered claim").
+-- Placeholders: {{table}}, {{aggregate}}, {{sequence}}, {{window_filter}}, {{after}} (empty, or a
+-- further condition on w).
+CREATE OR REPLACE FUNCTION inbox.ordered_claim_candidates_template()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$SELECT w.tid, w.priority, w.seq, w.agg, w.s,
+                           w.agg IS NULL OR w.s IS NULL
+                               OR row_number() OVER (PARTITION BY w.agg ORDER BY w.s, w.seq) = 1 AS candidate
+                    FROM (SELECT w.ctid AS tid, w.priority, w.seq, w.{{aggregate}} AS agg, w.{{sequence}} AS s
+                          FROM {{table}} w
+                          WHERE {{window_filter}} {{after}}
+                          ORDER BY w.priority, w.seq
+                          LIMIT v_window) w$t$ $h$;
+
 -- Phase 1 of the ordered claim over one window of the claim order (v_window messages, from the
 -- start or, with {{after}}, after the previous window): lock the heads among them, up to what the
 -- batch still lacks, adding their TIDs to v_tids and their payloads' size to v_bytes.
@@ -661,11 +685,43 @@ AS $h$ SELECT $t$SELECT v_tids || coalesce(array_agg(l.tid), '{}'), v_bytes + co
                       LIMIT p_limit - cardinality(v_tids)
                       FOR UPDATE OF c SKIP LOCKED) l;$t$ $h$;
 
+-- Phase 1 as ordered_claim_walk_template, over the candidates of the first window
+-- ({{candidates}}, ordered_claim_candidates_template) only, for a session whose claims find a
+-- window of followers; it also counts the window's messages (v_seen) and candidates
+-- (v_aggregates) and notes its last message (v_end), from the one reading of the window.
+-- Placeholders: {{table}}, {{max_retries}}, {{aggregate}}, {{candidate_blocked}}, {{candidates}}.
+CREATE OR REPLACE FUNCTION inbox.ordered_claim_candidates_walk_template()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$WITH win AS MATERIALIZED ({{candidates}}),
+                locked AS (
+                    SELECT c.ctid AS tid,
+                           CASE WHEN p_max_bytes IS NULL THEN 0
+                                ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
+                    FROM (SELECT f.tid, f.priority, f.seq FROM win f WHERE f.candidate
+                          ORDER BY f.priority, f.seq) f
+                    JOIN {{table}} c ON c.ctid = f.tid  -- by TID: see num_nulls in the plain claim
+                    WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
+                      AND c.next_attempt_at <= now()
+                      AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
+                    ORDER BY f.priority, f.seq
+                    LIMIT p_limit - cardinality(v_tids)
+                    FOR UPDATE OF c SKIP LOCKED)
+                SELECT v_tids || coalesce(l.tids, '{}'), v_bytes + coalesce(l.bytes, 0),
+                       n.seen, n.candidates, n.last
+                  INTO v_tids, v_bytes, v_seen, v_aggregates, v_end
+                FROM (SELECT array_agg(l.tid) AS tids, sum(l.bytes) AS bytes FROM locked l) l,
+                     (SELECT count(*) AS seen, count(*) FILTER (WHERE f.candidate) AS candidates,
+                             max(ARRAY[f.priority::bigint, f.seq]) AS last
+                      FROM win f) n;$t$ $h$;
+
 -- claim_<name> with ordering: only the head of each aggregate (its earliest unprocessed message,
 -- dead or backing off included) may be claimed. Two phases keep the cost bounded:
 --  1. walk the claim order (priority, seq), testing each message for an earlier unprocessed one
 --     of its aggregate, but at most a window of 2 * p_limit + 100 messages: with many aggregates
---     the heads come first and this is all it takes;
+--     the heads come first and this is all it takes (in a session whose last claim did not fill
+--     its limit, only each aggregate's earliest message in the window is tested: see v_share);
 --  2. only when phase 1 filled less than half the batch, at least p_limit of the window's
 --     messages are blocked (not heads: a hot aggregate with a long queue at the front, or
 --     followers of dead heads) and the window held fewer than p_limit heads (phase 1's and, held by other workers or not, those of other aggregates),
@@ -689,11 +745,13 @@ AS $h$ SELECT $t$SELECT v_tids || coalesce(array_agg(l.tid), '{}'), v_bytes + co
 -- collecting the rows into an array, made a claim of 100 heads 7 % cheaper with the worker's
 -- default byte budget and 17 % without one (docs/performance.md, "Ordered claim").
 -- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{mark}}, {{walk}} and {{walk_on}}
--- (ordered_claim_walk_template from the start of the claim order, and after v_end), {{window_filter}}
+-- (ordered_claim_walk_template from the start of the claim order, and after v_end),
+-- {{window_candidates}} (ordered_claim_candidates_template from the start), {{window_filter}}
 -- (the claimable messages of window row w, in the buckets and above the priority floor), {{table}},
--- {{max_retries}}, {{aggregate}} (the quoted aggregate column), {{candidate_blocked}}
--- (earlier_unprocessed_sql of candidate c), {{window_blocked}} (the same for window row win),
--- {{heads}} (aggregate_heads_sql).
+-- {{max_retries}}, {{aggregate}} (the quoted aggregate column), {{window_blocked}}
+-- (earlier_unprocessed_sql of window row win), {{heads}} (aggregate_heads_sql), {{walk_candidates}}
+-- (ordered_claim_candidates_walk_template), {{share}} (the quoted name of the session setting
+-- described in the body).
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -705,11 +763,34 @@ AS $h$ SELECT $t${{header}}
                 v_walked integer;  -- blocked messages (not heads) in the window
                 v_heads integer;   -- heads in the window, held by others or not, of other aggregates
                 v_seen integer;    -- messages in the window
-                v_aggregates integer;  -- and their aggregates (a message without one counts as one)
+                v_aggregates integer;  -- and their aggregates or candidates (a message without one counts as one)
                 v_end bigint[];    -- the window's last message in claim order: {priority, seq}
+                -- What this session's claims of the inbox found lately (session setting {{share}},
+                -- set only when a claim's transaction commits): empty after a claim that filled
+                -- its limit, else "k/n". A claim that does not fill its limit read its whole
+                -- window; with several workers each claiming its buckets (or few aggregates) that
+                -- window is mostly each aggregate's next messages, and probing every one of them
+                -- cost more than the claim's heads did. While the setting is "k/n", phase 1 reads
+                -- the window once and probes only its candidates (ordered_claim_candidates_template):
+                -- a single worker whose heads fill its claims from the front of the window keeps
+                -- the walk that stops at its limit, as reading and sorting the whole window cost
+                -- it a tenth at batch 1,000. n is the heads phase 1 found when a phase 2 last found
+                -- nothing beside them (0: none did since): phase 2 enumerated every aggregate
+                -- (one descent each) to find nothing, at up to half the claim's cost, every claim.
+                -- Then the next k (7) claims whose phase 1 finds at least n / 2 heads skip phase 2
+                -- and its test: heads behind a window of blocked messages wait at most seven
+                -- claims that each handed out half as much work, and a claim that finds less (the
+                -- window changed, or nothing) never skips.
+                v_share text := current_setting({{share}}, true);
+                v_before integer;  -- rows locked before phase 2
+                v_next text;       -- v_share after this claim
             BEGIN
                 {{prelude}}
-                {{walk}}
+                IF v_share ~ '^[0-7]/[0-9]{1,9}$' THEN
+                    {{walk_candidates}}
+                ELSE
+                    {{walk}}
+                END IF;
 
                 -- Phase 1 again, over the next window of as many messages, when the window gave
                 -- less than half the batch although it was full and mostly heads. Workers sharing
@@ -721,24 +802,32 @@ AS $h$ SELECT $t${{header}}
                 -- heads within it: walking on finds only more followers, so it does not. One
                 -- window more only.
                 IF 2 * cardinality(v_tids) < p_limit AND (p_max_bytes IS NULL OR v_bytes < p_max_bytes) THEN
-                    SELECT count(*), count(DISTINCT win.agg) + count(*) FILTER (WHERE win.agg IS NULL),
-                           max(ARRAY[win.priority::bigint, win.seq])
-                      INTO v_seen, v_aggregates, v_end
-                    FROM (SELECT w.{{aggregate}} AS agg, w.priority, w.seq FROM {{table}} w
-                          WHERE {{window_filter}}
-                          ORDER BY w.priority, w.seq
-                          LIMIT v_window) win;
+                    IF v_seen IS NULL THEN  -- not counted by the walk
+                        SELECT count(*), count(DISTINCT win.agg) + count(*) FILTER (WHERE win.agg IS NULL),
+                               max(ARRAY[win.priority::bigint, win.seq])
+                          INTO v_seen, v_aggregates, v_end
+                        FROM (SELECT w.{{aggregate}} AS agg, w.priority, w.seq FROM {{table}} w
+                              WHERE {{window_filter}}
+                              ORDER BY w.priority, w.seq
+                              LIMIT v_window) win;
+                    END IF;
                     IF v_seen = v_window AND v_seen - v_aggregates < p_limit THEN
                         {{walk_on}}
                     END IF;
                 END IF;
                 {{budget_cut}}
 
+                v_next := CASE WHEN cardinality(v_tids) >= p_limit THEN ''
+                               WHEN v_share ~ '^[0-7]/[0-9]{1,9}$' THEN v_share ELSE '0/0' END;
+                IF 2 * cardinality(v_tids) < p_limit AND cardinality(v_tids) > 0
+                   AND v_share ~ '^[1-7]/[0-9]{1,9}$'
+                   AND 2 * cardinality(v_tids) >= split_part(v_share, '/', 2)::integer THEN
+                    v_next := (split_part(v_share, '/', 1)::integer - 1) || '/' || split_part(v_share, '/', 2);
                 -- A byte budget that phase 1 used up leaves nothing for phase 2. Nor does a phase
                 -- 1 that filled half the batch need it: the window had heads, and testing the
                 -- window again for the rule below doubled the cost of every claim that shares the
                 -- heads with another worker's.
-                IF 2 * cardinality(v_tids) < p_limit
+                ELSIF 2 * cardinality(v_tids) < p_limit
                    AND (p_max_bytes IS NULL OR cardinality(v_tids) = 0 OR v_bytes < p_max_bytes) THEN
                     -- Phase 2 only when blocked messages (not heads) crowd the window. A window
                     -- that is merely full of messages other claims hold or just committed (two
@@ -754,12 +843,13 @@ AS $h$ SELECT $t${{header}}
                                SELECT f.{{aggregate}} FROM {{table}} f
                                WHERE f.ctid = ANY (v_tids) AND f.{{aggregate}} IS NOT NULL))))
                       INTO v_walked, v_heads
-                    FROM (SELECT win.agg, (win.agg IS NOT NULL AND {{window_blocked}}) AS blocked
-                          FROM (SELECT w.{{aggregate}} AS agg, w.{{sequence}} AS s, w.seq FROM {{table}} w
-                                WHERE {{window_filter}}
-                                ORDER BY w.priority, w.seq
-                                LIMIT v_window) win) b;
+                    -- Only candidates are probed (OFFSET 0 keeps the probe in one place: inlined,
+                    -- both counts evaluated it).
+                    FROM (SELECT win.agg, (win.agg IS NOT NULL AND (NOT win.candidate OR {{window_blocked}})) AS blocked
+                          FROM ({{window_candidates}}) win
+                          OFFSET 0) b;
                     IF v_walked >= greatest(p_limit, 1) AND v_heads + cardinality(v_tids) < p_limit THEN
+                        v_before := cardinality(v_tids);
                         -- The heads arrive in aggregate order and must be sorted into claim
                         -- order: without a sort the planner would walk the whole claim index
                         -- filtering on ctid, the very walk this phase avoids. (The function's
@@ -797,7 +887,12 @@ AS $h$ SELECT $t${{header}}
                             WINDOW w AS (ORDER BY l.priority, l.seq ROWS UNBOUNDED PRECEDING)) l
                         WHERE p_max_bytes IS NULL OR l.upto <= p_max_bytes - v_bytes
                            OR (l.n = 1 AND cardinality(v_tids) = 0);
+                        v_next := CASE WHEN cardinality(v_tids) = v_before AND v_before > 0 THEN '7/' || v_before
+                                       WHEN cardinality(v_tids) >= p_limit THEN '' ELSE '0/0' END;
                     END IF;
+                END IF;
+                IF v_next IS DISTINCT FROM coalesce(v_share, '') THEN
+                    PERFORM set_config({{share}}, v_next, false);
                 END IF;
 
                 {{mark}}
@@ -858,7 +953,12 @@ BEGIN
                               AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                               AND (v_floor IS NULL OR w.priority > v_floor)', v_values));
     v_values := v_values || jsonb_build_object(
+        'window_candidates', inbox.sql_template(inbox.ordered_claim_candidates_template(), v_values || '{"after": ""}'),
+        'share', quote_literal('pginbox_claim_share.' || c.inbox_name));
+    v_values := v_values || jsonb_build_object(
         'walk', inbox.sql_template(inbox.ordered_claim_walk_template(), v_values || '{"after": ""}'),
+        'walk_candidates', inbox.sql_template(inbox.ordered_claim_candidates_walk_template(),
+            v_values || jsonb_build_object('candidates', v_values ->> 'window_candidates')),
         'walk_on', inbox.sql_template(inbox.ordered_claim_walk_template(), v_values
             || '{"after": "AND (w.priority, w.seq) > (v_end[1]::integer, v_end[2])"}'));
     EXECUTE inbox.sql_template(inbox.ordered_claim_template(), v_values);

@@ -151,21 +151,23 @@ class OrderedClaimWindowTest extends InboxTestSupport {
     Map<String, String> aggregateOf = aggregates(inbox);
 
     int rounds = 0;
-    while (true) {
-      Set<String> heads = headsNow(inbox);
-      // The batching rule's count agrees with the definition, bounded or not.
-      long claimable =
-          count(
-              "SELECT count(*) FROM inbox."
-                  + inbox
-                  + " WHERE event_id = ANY (?) AND retry_count < 2 AND next_attempt_at <= now()",
-              (Object) heads.toArray(new String[0]));
-      int bound = 1 + random.nextInt(60);
-      assertThat(count("SELECT inbox.count_waiting(?, NULL)", inbox)).isEqualTo(claimable);
-      assertThat(count("SELECT inbox.count_waiting(?, ?)", inbox, bound))
-          .isEqualTo(Math.min(bound, claimable));
-      try (Handle first = jdbi.open();
-          Handle second = jdbi.open()) {
+    // Two sessions for the whole drain, as two workers have: a claim remembers in its session
+    // when phase 2 found nothing (pginbox_claim_skips.<inbox>) and may skip it later.
+    try (Handle first = jdbi.open();
+        Handle second = jdbi.open()) {
+      while (true) {
+        Set<String> heads = headsNow(inbox);
+        // The batching rule's count agrees with the definition, bounded or not.
+        long claimable =
+            count(
+                "SELECT count(*) FROM inbox."
+                    + inbox
+                    + " WHERE event_id = ANY (?) AND retry_count < 2 AND next_attempt_at <= now()",
+                (Object) heads.toArray(new String[0]));
+        int bound = 1 + random.nextInt(60);
+        assertThat(count("SELECT inbox.count_waiting(?, NULL)", inbox)).isEqualTo(claimable);
+        assertThat(count("SELECT inbox.count_waiting(?, ?)", inbox, bound))
+            .isEqualTo(Math.min(bound, claimable));
         first.begin();
         second.begin();
         List<String> a = claim(first, inbox, 1 + random.nextInt(maxLimit));
@@ -195,9 +197,9 @@ class OrderedClaimWindowTest extends InboxTestSupport {
           first.commit();
         }
         second.commit();
+        rounds++;
+        assertThat(rounds).isLessThan(10_000);
       }
-      rounds++;
-      assertThat(rounds).isLessThan(10_000);
     }
     // Drained but for the dead heads, the heads backing off and the messages behind them.
     Set<String> left =
