@@ -642,8 +642,9 @@ $t$ $h$;
 -- an earlier window message of its aggregate, unprocessed in the same snapshot, so the head test
 -- (an index probe each) runs on candidates only. Without this, a window of followers (each
 -- aggregate's next messages: a worker whose share of the aggregates is smaller than its batch)
--- probed every one of its 2 * p_limit + 100 messages on every claim. Reading the whole window
--- and sorting it costs little next to the probes saved (docs/performance.md, "Ordered claim").
+-- probed every one of its messages on every claim. Reading the whole window and sorting it costs
+-- little next to the probes saved, but more than a walk that stops at its limit when the heads
+-- come first (v_share in ordered_claim_template; docs/performance.md, "Ordered claim").
 -- Placeholders: {{table}}, {{aggregate}}, {{sequence}}, {{window_filter}}, {{after}} (empty, or a
 -- further condition on w).
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_candidates_template()
@@ -721,7 +722,8 @@ AS $h$ SELECT $t$WITH win AS MATERIALIZED ({{candidates}}),
 --  1. walk the claim order (priority, seq), testing each message for an earlier unprocessed one
 --     of its aggregate, but at most a window of 2 * p_limit + 100 messages: with many aggregates
 --     the heads come first and this is all it takes (in a session whose last claim did not fill
---     its limit, only each aggregate's earliest message in the window is tested: see v_share);
+--     its limit, a window of p_limit + 100 and only each aggregate's earliest message in it: see
+--     v_share);
 --  2. only when phase 1 filled less than half the batch, at least p_limit of the window's
 --     messages are blocked (not heads: a hot aggregate with a long queue at the front, or
 --     followers of dead heads) and the window held fewer than p_limit heads (phase 1's and, held by other workers or not, those of other aggregates),
@@ -757,7 +759,7 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t${{header}}
-                v_window integer := 2 * p_limit + 100;
+                v_window integer;  -- messages a window holds at most
                 v_tids tid[] := '{}';  -- the rows this claim locked: phase 1's, then phase 2's
                 v_bytes bigint := 0;   -- phase 1's payloads' size
                 v_walked integer;  -- blocked messages (not heads) in the window
@@ -787,8 +789,13 @@ AS $h$ SELECT $t${{header}}
             BEGIN
                 {{prelude}}
                 IF v_share ~ '^[0-7]/[0-9]{1,9}$' THEN
+                    -- Without the slack for heads behind followers: this session's claims do not
+                    -- fill their limit, and the window's second half was followers it read for
+                    -- nothing (with two workers at the limit they set, 625, 1.14x the claims).
+                    v_window := p_limit + 100;
                     {{walk_candidates}}
                 ELSE
+                    v_window := 2 * p_limit + 100;
                     {{walk}}
                 END IF;
 

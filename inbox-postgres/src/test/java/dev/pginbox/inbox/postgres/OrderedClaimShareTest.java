@@ -78,8 +78,8 @@ class OrderedClaimShareTest extends InboxTestSupport {
       }
       c.rollback();
     }
-    // A window of 2 * 100 + 100 messages over ten aggregates: ten candidates. Every message of it
-    // was probed before (loops=300), by the walk on every claim.
+    // A window of 100 + 100 messages over ten aggregates: ten candidates. Every message of the
+    // window was probed before (2 * 100 + 100 of them: loops=300), by the walk on every claim.
     List<Integer> probes = new ArrayList<>();
     for (String plan : plans) {
       Matcher m = PROBE.matcher(plan);
