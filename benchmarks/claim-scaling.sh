@@ -7,11 +7,14 @@
 #   claim         SELECT count(*) FROM inbox.claim_<name>(BATCH, NULL, 16 MiB): every client
 #                 claims from the one claim order, as workers sharing an inbox do
 #   partitioned   the same claim with client k of n given buckets b % n = k (static partitions)
-# Each run refills the inbox with 600,000 messages (vacuumed, checkpointed) and the clients claim
-# 400,000 of them between them; the rate is the sum of the clients' own rates (connection time
-# excluded). With ORDERED=1 the inbox has per-aggregate ordering (1,000 aggregates, messages sent
-# round-robin): the claims are ordered claims, as in the consume-ordered scenario. Starts a fresh
-# PostgreSQL 15 like run-pg15.sh (BENCH_PG_PORT, BENCH_PG_DATA) and stops it.
+# Each run refills the inbox with 600,000 messages (vacuumed, checkpointed) and the clients make
+# claims for up to 400,000 of them between them. A claim's rate is the rows the run processed over
+# its wall time (a claim may come back short: an ordered claim gets at most one message per
+# aggregate, a client claiming its buckets at most their heads); the update mode's is the sum of the
+# clients' own rates (connection time excluded). With ORDERED=1 the inbox has per-aggregate ordering
+# (1,000 aggregates, messages sent round-robin): the claims are ordered claims, as in the
+# consume-ordered scenario. Starts a fresh PostgreSQL 15 like run-pg15.sh (BENCH_PG_PORT,
+# BENCH_PG_DATA) and stops it.
 #   [ORDERED=1] benchmarks/claim-scaling.sh [ROUNDS] [BATCH...]   (default: 2 rounds, batches 100 1000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +67,7 @@ for round in $(seq 1 "$ROUNDS"); do
         [ "$mode" = partitioned ] && [ "$clients" = 1 ] && continue
         [ "$mode" = update ] || refill
         load=$(cut -d' ' -f1-3 /proc/loadavg)
+        start=$(date +%s.%N)
         pids=()
         for k in $(seq 0 $((clients - 1))); do
           "$BIN/pgbench" -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c 1 \
@@ -72,7 +76,12 @@ for round in $(seq 1 "$ROUNDS"); do
           pids+=($!)
         done
         wait "${pids[@]}"
-        rate=$(cat "$WORK"/out-* | awk -v b="$batch" '/^tps/ {s += $3} END {printf "%.0f", s * b}')
+        if [ "$mode" = update ]; then
+          rate=$(cat "$WORK"/out-* | awk -v b="$batch" '/^tps/ {s += $3} END {printf "%.0f", s * b}')
+        else
+          rate=$("${PSQL[@]}" -c "SELECT count(*) FROM inbox.scaling WHERE processed_at IS NOT NULL" \
+            | awk -v t0="$start" -v t1="$(date +%s.%N)" '{printf "%.0f", $1 / (t1 - t0)}')
+        fi
         rm -f "$WORK"/out-*
         printf '| %s | %s | %s | %s | %s | %s |\n' "$round" "$batch" "$mode" "$clients" "$rate" "$load"
       done
