@@ -635,18 +635,17 @@ AS $h$ SELECT $t${{header}}
             $body$
 $t$ $h$;
 
--- One window of the ordered claim: up to v_window claimable messages from the start of the claim
--- order (priority, seq) or, with {{after}}, after the previous window, each flagged "candidate"
--- when it may be its aggregate's head: it has no aggregate, no sequence value, or it is the
--- earliest of its aggregate's messages in the window by (sequence, seq). Any other is blocked by
--- an earlier window message of its aggregate, unprocessed in the same snapshot, so the head test
--- (an index probe each) runs on candidates only. Without this, a window of followers (each
--- aggregate's next messages: a worker whose share of the aggregates is smaller than its batch)
--- probed every one of its messages on every claim. Reading the whole window and sorting it costs
--- little next to the probes saved, but more than a walk that stops at its limit when the heads
--- come first (v_share in ordered_claim_template; docs/performance.md, "Ordered claim").
--- Placeholders: {{table}}, {{aggregate}}, {{sequence}}, {{window_filter}}, {{after}} (empty, or a
--- further condition on w).
+-- The first window of the ordered claim: up to v_window claimable messages from the start of the
+-- claim order (priority, seq), each flagged "candidate" when it may be its aggregate's head: it has
+-- no aggregate, no sequence value, or it is the earliest of its aggregate's messages in the window
+-- by (sequence, seq). Any other is blocked by an earlier window message of its aggregate,
+-- unprocessed in the same snapshot, so the head test (an index probe each) runs on candidates only.
+-- Without this, a window of followers (each aggregate's next messages: a worker whose share of the
+-- aggregates is smaller than its batch) probed every one of its messages on every claim. Reading
+-- the whole window and sorting it costs little next to the probes saved, but more than a walk that
+-- stops at its limit when the heads come first (v_share in ordered_claim_template;
+-- docs/performance.md, "Ordered claim").
+-- Placeholders: {{table}}, {{aggregate}}, {{sequence}}, {{window_filter}}.
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_candidates_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -656,66 +655,60 @@ AS $h$ SELECT $t$SELECT w.tid, w.priority, w.seq, w.agg, w.s,
                                OR row_number() OVER (PARTITION BY w.agg ORDER BY w.s, w.seq) = 1 AS candidate
                     FROM (SELECT w.ctid AS tid, w.priority, w.seq, w.{{aggregate}} AS agg, w.{{sequence}} AS s
                           FROM {{table}} w
-                          WHERE {{window_filter}} {{after}}
+                          WHERE {{window_filter}}
                           ORDER BY w.priority, w.seq
                           LIMIT v_window) w$t$ $h$;
 
--- Phase 1 of the ordered claim over one window of the claim order (v_window messages, from the
--- start or, with {{after}}, after the previous window): lock the heads among them, up to what the
--- batch still lacks, adding their TIDs to v_tids and their payloads' size to v_bytes.
--- Placeholders: {{table}}, {{max_retries}}, {{aggregate}}, {{candidate_blocked}}, {{window_filter}}
--- (which messages of w a window holds), {{after}} (empty, or a further condition on w).
-CREATE OR REPLACE FUNCTION inbox.ordered_claim_walk_template()
+-- Phase 1's lock over window rows {{rows}} (a query of tid, priority and seq in claim order): the
+-- heads among them, in claim order, up to what the batch still lacks, with their payloads' size.
+-- Placeholders: {{table}}, {{max_retries}}, {{aggregate}}, {{candidate_blocked}}, {{rows}}.
+CREATE OR REPLACE FUNCTION inbox.ordered_claim_lock_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $h$ SELECT $t$SELECT v_tids || coalesce(array_agg(l.tid), '{}'), v_bytes + coalesce(sum(l.bytes), 0)
-                  INTO v_tids, v_bytes
-                FROM (SELECT c.ctid AS tid,
+AS $h$ SELECT $t$SELECT c.ctid AS tid,
                              CASE WHEN p_max_bytes IS NULL THEN 0
                                   ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
-                      FROM (SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w
-                            WHERE {{window_filter}} {{after}}
-                            ORDER BY w.priority, w.seq
-                            LIMIT v_window) win
+                      FROM ({{rows}}) win
                       JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
                       WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
                         AND c.next_attempt_at <= now()
                         AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
                       ORDER BY win.priority, win.seq
                       LIMIT p_limit - cardinality(v_tids)
-                      FOR UPDATE OF c SKIP LOCKED) l;$t$ $h$;
+                      FOR UPDATE OF c SKIP LOCKED$t$ $h$;
 
--- Phase 1 as ordered_claim_walk_template, over the candidates of the first window
--- ({{candidates}}, ordered_claim_candidates_template) only, for a session whose claims find a
--- window of followers; it also counts the window's messages (v_seen) and candidates
--- (v_aggregates) and notes its last message (v_end), from the one reading of the window.
--- Placeholders: {{table}}, {{max_retries}}, {{aggregate}}, {{candidate_blocked}}, {{candidates}}.
+-- Phase 1 of the ordered claim over one window of the claim order (v_window messages, from the
+-- start or, with {{after}}, after the previous window): lock the heads among them, up to what the
+-- batch still lacks, adding their TIDs to v_tids and their payloads' size to v_bytes.
+-- Placeholders: {{lock}} (ordered_claim_lock_template over the window's rows, v_window_rows in
+-- rebuild_claim_function).
+CREATE OR REPLACE FUNCTION inbox.ordered_claim_walk_template()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$SELECT v_tids || coalesce(array_agg(l.tid), '{}'), v_bytes + coalesce(sum(l.bytes), 0)
+                  INTO v_tids, v_bytes
+                FROM ({{lock}}) l;$t$ $h$;
+
+-- Phase 1 as ordered_claim_walk_template, over the candidates of the first window only, for a
+-- session whose last claim did not fill its limit; it also counts the window's messages (v_seen)
+-- and candidates (v_aggregates) and notes its last message (v_end), from the one reading of the
+-- window. Placeholders: {{candidates}} (ordered_claim_candidates_template), {{lock}}
+-- (ordered_claim_lock_template over SELECT f.tid, f.priority, f.seq FROM cand f WHERE
+-- f.candidate ORDER BY f.priority, f.seq).
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_candidates_walk_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $h$ SELECT $t$WITH win AS MATERIALIZED ({{candidates}}),
-                locked AS (
-                    SELECT c.ctid AS tid,
-                           CASE WHEN p_max_bytes IS NULL THEN 0
-                                ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
-                    FROM (SELECT f.tid, f.priority, f.seq FROM win f WHERE f.candidate
-                          ORDER BY f.priority, f.seq) f
-                    JOIN {{table}} c ON c.ctid = f.tid  -- by TID: see num_nulls in the plain claim
-                    WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
-                      AND c.next_attempt_at <= now()
-                      AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
-                    ORDER BY f.priority, f.seq
-                    LIMIT p_limit - cardinality(v_tids)
-                    FOR UPDATE OF c SKIP LOCKED)
+AS $h$ SELECT $t$WITH cand AS MATERIALIZED ({{candidates}}), locked AS ({{lock}})
                 SELECT v_tids || coalesce(l.tids, '{}'), v_bytes + coalesce(l.bytes, 0),
                        n.seen, n.candidates, n.last
                   INTO v_tids, v_bytes, v_seen, v_aggregates, v_end
                 FROM (SELECT array_agg(l.tid) AS tids, sum(l.bytes) AS bytes FROM locked l) l,
                      (SELECT count(*) AS seen, count(*) FILTER (WHERE f.candidate) AS candidates,
                              max(ARRAY[f.priority::bigint, f.seq]) AS last
-                      FROM win f) n;$t$ $h$;
+                      FROM cand f) n;$t$ $h$;
 
 -- claim_<name> with ordering: only the head of each aggregate (its earliest unprocessed message,
 -- dead or backing off included) may be claimed. Two phases keep the cost bounded:
@@ -748,7 +741,7 @@ AS $h$ SELECT $t$WITH win AS MATERIALIZED ({{candidates}}),
 -- default byte budget and 17 % without one (docs/performance.md, "Ordered claim").
 -- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{mark}}, {{walk}} and {{walk_on}}
 -- (ordered_claim_walk_template from the start of the claim order, and after v_end),
--- {{window_candidates}} (ordered_claim_candidates_template from the start), {{window_filter}}
+-- {{window_candidates}} (ordered_claim_candidates_template), {{window_filter}}
 -- (the claimable messages of window row w, in the buckets and above the priority floor), {{table}},
 -- {{max_retries}}, {{aggregate}} (the quoted aggregate column), {{window_blocked}}
 -- (earlier_unprocessed_sql of window row win), {{heads}} (aggregate_heads_sql), {{walk_candidates}}
@@ -921,6 +914,9 @@ DECLARE
     o inbox.inbox_ordering_config;
     v_old text;
     v_table text := inbox.inbox_table(c);
+    -- The rows of an ordered claim's window, for ordered_claim_lock_template.
+    v_window_rows text := 'SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w'
+        ' WHERE {{window_filter}} {{after}} ORDER BY w.priority, w.seq LIMIT v_window';
     v_values jsonb := jsonb_build_object(
         'function', format('inbox.%I', 'claim_' || c.inbox_name),
         'table', v_table,
@@ -960,14 +956,21 @@ BEGIN
                               AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                               AND (v_floor IS NULL OR w.priority > v_floor)', v_values));
     v_values := v_values || jsonb_build_object(
-        'window_candidates', inbox.sql_template(inbox.ordered_claim_candidates_template(), v_values || '{"after": ""}'),
-        'share', quote_literal('pginbox_claim_share.' || c.inbox_name));
-    v_values := v_values || jsonb_build_object(
-        'walk', inbox.sql_template(inbox.ordered_claim_walk_template(), v_values || '{"after": ""}'),
-        'walk_candidates', inbox.sql_template(inbox.ordered_claim_candidates_walk_template(),
-            v_values || jsonb_build_object('candidates', v_values ->> 'window_candidates')),
-        'walk_on', inbox.sql_template(inbox.ordered_claim_walk_template(), v_values
+        'window_candidates', inbox.sql_template(inbox.ordered_claim_candidates_template(), v_values),
+        'share', quote_literal('pginbox_claim_share.' || c.inbox_name),
+        'rows', inbox.sql_template(v_window_rows, v_values || '{"after": ""}'),
+        'rows_on', inbox.sql_template(v_window_rows, v_values
             || '{"after": "AND (w.priority, w.seq) > (v_end[1]::integer, v_end[2])"}'));
+    v_values := v_values || jsonb_build_object(
+        'walk', inbox.sql_template(inbox.ordered_claim_walk_template(), jsonb_build_object(
+            'lock', inbox.sql_template(inbox.ordered_claim_lock_template(), v_values))),
+        'walk_on', inbox.sql_template(inbox.ordered_claim_walk_template(), jsonb_build_object(
+            'lock', inbox.sql_template(inbox.ordered_claim_lock_template(),
+                v_values || jsonb_build_object('rows', v_values ->> 'rows_on')))),
+        'walk_candidates', inbox.sql_template(inbox.ordered_claim_candidates_walk_template(), jsonb_build_object(
+            'candidates', v_values ->> 'window_candidates',
+            'lock', inbox.sql_template(inbox.ordered_claim_lock_template(), v_values || jsonb_build_object(
+                'rows', 'SELECT f.tid, f.priority, f.seq FROM cand f WHERE f.candidate ORDER BY f.priority, f.seq')))));
     EXECUTE inbox.sql_template(inbox.ordered_claim_template(), v_values);
 END;
 $$;

@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pginbox.inbox.NewMessage;
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.SQLWarning;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -139,13 +137,10 @@ class ClaimPlanTest extends InboxTestSupport {
   /** The plans of the statements inside one claim with these arguments, rolled back. */
   private static List<String> claimPlans(String name, String arguments, int expected)
       throws Exception {
-    List<String> plans = new ArrayList<>();
+    List<String> plans;
     try (Connection c = database.connect();
         Statement s = c.createStatement()) {
-      s.execute("LOAD 'auto_explain'");
-      s.execute("SET auto_explain.log_min_duration = 0");
-      s.execute("SET auto_explain.log_nested_statements = on");
-      s.execute("SET auto_explain.log_level = notice");
+      explainEveryStatement(s, false);
       c.setAutoCommit(false);
       try (ResultSet rs =
           s.executeQuery("SELECT count(*) FROM inbox.claim_" + name + "(" + arguments + ")")) {
@@ -156,9 +151,7 @@ class ClaimPlanTest extends InboxTestSupport {
           assertThat(rs.getInt(1)).isPositive().isLessThan(100);
         }
       }
-      for (SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
-        plans.add(w.getMessage());
-      }
+      plans = notices(s);
       c.rollback();
     }
     return plans;

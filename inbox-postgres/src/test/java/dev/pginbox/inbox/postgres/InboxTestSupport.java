@@ -2,6 +2,10 @@ package dev.pginbox.inbox.postgres;
 
 import dev.pginbox.inbox.testing.TestDatabase;
 import dev.pginbox.inbox.testing.TestPostgres;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,5 +36,30 @@ abstract class InboxTestSupport {
 
   static List<String> strings(String query, Object... args) {
     return jdbi.withHandle(h -> h.select(query, args).mapTo(String.class).list());
+  }
+
+  /**
+   * Has the server send the plan of every statement run through {@code s}, those inside functions
+   * included, as a notice (auto_explain); with {@code analyze}, with the rows and loops of every
+   * node (no timing).
+   */
+  static void explainEveryStatement(Statement s, boolean analyze) throws SQLException {
+    s.execute("LOAD 'auto_explain'");
+    s.execute("SET auto_explain.log_min_duration = 0");
+    s.execute("SET auto_explain.log_nested_statements = on");
+    s.execute("SET auto_explain.log_level = notice");
+    if (analyze) {
+      s.execute("SET auto_explain.log_analyze = on");
+      s.execute("SET auto_explain.log_timing = off");
+    }
+  }
+
+  /** The notices {@code s} received: the plans of {@link #explainEveryStatement}. */
+  static List<String> notices(Statement s) throws SQLException {
+    List<String> notices = new ArrayList<>();
+    for (SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
+      notices.add(w.getMessage());
+    }
+    return notices;
   }
 }

@@ -7,7 +7,6 @@ import dev.pginbox.inbox.MarkFailedResult;
 import dev.pginbox.inbox.NewMessage;
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,25 +56,18 @@ class OrderedClaimShareTest extends InboxTestSupport {
   @Test
   void the_head_test_probes_only_each_aggregates_earliest_message_in_the_window() throws Exception {
     tenAggregates("share_probes");
-    List<String> plans = new ArrayList<>();
+    List<String> plans;
     try (Connection c = database.connect();
         Statement s = c.createStatement()) {
-      // The session's first claim learns that its windows are followers (phase 2 finds nothing).
+      // The session's first claim does not fill its limit (ten heads of 100).
       s.execute("SELECT count(*) FROM inbox.claim_share_probes(100)");
-      s.execute("LOAD 'auto_explain'");
-      s.execute("SET auto_explain.log_min_duration = 0");
-      s.execute("SET auto_explain.log_nested_statements = on");
-      s.execute("SET auto_explain.log_analyze = on");
-      s.execute("SET auto_explain.log_timing = off");
-      s.execute("SET auto_explain.log_level = notice");
+      explainEveryStatement(s, true);
       c.setAutoCommit(false);
       try (ResultSet rs = s.executeQuery("SELECT count(*) FROM inbox.claim_share_probes(100)")) {
         rs.next();
         assertThat(rs.getInt(1)).isEqualTo(10);
       }
-      for (SQLWarning w = s.getWarnings(); w != null; w = w.getNextWarning()) {
-        plans.add(w.getMessage());
-      }
+      plans = notices(s);
       c.rollback();
     }
     // A window of 100 + 100 messages over ten aggregates: ten candidates. Every message of the
