@@ -102,7 +102,7 @@ final class ConsumeProfileScenario {
       worker.stop(); // returns once the last batch has committed
     }
     long end = System.nanoTime();
-    CpuClock.Reading clientAfter = cpu.read();
+    CpuClock.Reading stopped = cpu.read(); // the client's part is complete now
     if (db.count("SELECT count(*) FROM inbox.profile WHERE processed_at IS NULL") > 0) {
       throw new IllegalStateException("messages left unprocessed after the drain");
     }
@@ -110,10 +110,10 @@ final class ConsumeProfileScenario {
     // The worker's backends exit just after stop(): their CPU reaches the postmaster's cutime once
     // it has reaped them, and their statistics arrive as they exit.
     Thread.sleep(1_000);
-    CpuClock.Reading serverAfter = cpu.read();
+    CpuClock.Reading reaped = cpu.read(); // and the server's now
     long txAfter = transactions(db);
-    return new Sample((end - begin) / 1e9, clientAfter.since(cpuBefore).clientNanos(),
-        serverAfter.since(cpuBefore).serverNanos(), walAfter - walBefore, txAfter - txBefore);
+    return new Sample((end - begin) / 1e9, stopped.since(cpuBefore).clientNanos(),
+        reaped.since(cpuBefore).serverNanos(), walAfter - walBefore, txAfter - txBefore);
   }
 
   private static long transactions(BenchDatabase db) {

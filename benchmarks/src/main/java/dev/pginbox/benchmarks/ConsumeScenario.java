@@ -11,7 +11,9 @@ import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -216,7 +218,8 @@ final class ConsumeScenario {
     List<InboxWorker> started = new ArrayList<>();
     List<String> ids = new ArrayList<>();
     StartGate gate = new StartGate();
-    Semaphore leaseChanges = new Semaphore(0);
+    Semaphore changes = new Semaphore(0); // a worker's partitions or peers changed
+    Map<String, Integer> places = new ConcurrentHashMap<>(); // worker id -> its number of peers
     CpuClock clock = CpuClock.of(db);
     try {
       for (int w = 0; w < workers; w++) {
@@ -240,7 +243,13 @@ final class ConsumeScenario {
             .listener(new WorkerListener() {
               @Override
               public void onPartitionsChanged(Set<Integer> held, int partitions) {
-                leaseChanges.release();
+                changes.release();
+              }
+
+              @Override
+              public void onPeersChanged(int rank, int peers) {
+                places.put(id, rank < 0 ? 0 : peers);
+                changes.release();
               }
             })
             .build();
@@ -249,9 +258,9 @@ final class ConsumeScenario {
         ids.add(id);
       }
       if (variant == Variant.ORDERED_AUTOMATIC) {
-        awaitBalancedLeases(started, leaseChanges);
+        awaitBalancedLeases(started, changes);
       } else if (variant == Variant.ORDERED && workers > 1) {
-        awaitPeers(db, inbox, ids);
+        awaitPeers(ids, places, changes);
       }
       CpuClock.Reading cpuBefore = clock.read();
       long begin = gate.open();
@@ -274,22 +283,19 @@ final class ConsumeScenario {
   private static final AtomicLong DRAINS = new AtomicLong();
 
   /**
-   * Waits until the workers sharing every head of an ordered inbox know each other: the registry
-   * lists all of them as peers ({@code inbox.worker_peers}), and each has read its peers since (it
-   * does every second), so that a drain times the steady state a deployment runs in.
+   * Waits until the workers sharing every head of an ordered inbox know each other: each has been
+   * told (onPeersChanged, {@code places}) that it is one of all of them, so that a drain times the
+   * steady state a deployment runs in. Checked again whenever a worker's place changes.
    */
-  private static void awaitPeers(BenchDatabase db, String inbox, List<String> ids) throws InterruptedException {
+  private static void awaitPeers(List<String> ids, Map<String, Integer> places, Semaphore changes)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    for (String id : ids) {
-      while (db.count("SELECT coalesce(max(peers), 0) FROM inbox.worker_peers('%s', '%s') WHERE rank IS NOT NULL"
-          .formatted(inbox, id)) != ids.size()) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("workers did not see each other within 60 s");
-        }
-        Thread.sleep(50);
+    while (!ids.stream().allMatch(id -> Integer.valueOf(ids.size()).equals(places.get(id)))) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0 || !changes.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+        throw new IllegalStateException("workers did not see each other within 60 s: " + places);
       }
     }
-    Thread.sleep(1_200);
   }
 
   /**

@@ -85,6 +85,14 @@ public interface WorkerListener {
   default void onPartitionsChanged(Set<Integer> held, int partitions) {}
 
   /**
+   * Without partitions: the worker's place among the live workers of the inbox that spread over the
+   * buckets changed ({@code inbox.worker_peers}, read every second): it is {@code rank} (0 to
+   * {@code peers - 1}) of {@code peers}, and on an ordered inbox with two or more it claims the
+   * buckets of that partition first; {@code rank} -1 when the registry does not list it yet.
+   */
+  default void onPeersChanged(int rank, int peers) {}
+
+  /**
    * The database refused the worker's work for a reason that is not the messages' fault: missing
    * privileges (SQLSTATE 42501), a missing table, column or function (42P01, 42703, 42883), a
    * read-only database (25006), a configuration or resource error (classes F0, 53, 58). Nothing is

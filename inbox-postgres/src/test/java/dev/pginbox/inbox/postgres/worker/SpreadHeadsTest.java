@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.Partitioning;
+import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import dev.pginbox.inbox.postgres.SqlScripts;
 import dev.pginbox.inbox.testing.TestDatabase;
@@ -14,6 +15,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;
@@ -25,6 +28,11 @@ import org.junit.jupiter.api.Test;
  * finds nothing in the preferred buckets asks the whole inbox at once.
  */
 class SpreadHeadsTest extends WorkerTestSupport {
+
+  /** The workers this test started, and what each was last told of its place (onPeersChanged). */
+  private final Set<String> started = ConcurrentHashMap.newKeySet();
+
+  private final Map<String, String> places = new ConcurrentHashMap<>();
 
   @Test
   void peers_are_the_live_workers_that_spread_ranked_by_id() {
@@ -64,7 +72,7 @@ class SpreadHeadsTest extends WorkerTestSupport {
     for (String id : ids) {
       startWorker(inbox, id, false);
     }
-    awaitPeers(inbox, ids);
+    awaitPeers(ids);
 
     int aggregates = 200;
     insert(inbox, "m", 1, 4_000, aggregates);
@@ -190,19 +198,27 @@ class SpreadHeadsTest extends WorkerTestSupport {
    * an interval of a week) but claims nothing: a worker that died a moment ago. "PREFIX-dead" ranks
    * first, so partition 0 of 2 is the dead one's share.
    */
-  private String besideADeadPeer(String prefix, boolean listen) throws InterruptedException {
+  private String besideADeadPeer(String prefix, boolean listen) {
     String inbox = orderedInbox(prefix);
     announce(inbox, prefix + "-dead", "{\"spread\": true, \"interval_seconds\": 604800}");
     startWorker(inbox, prefix + "-live", listen);
-    awaitPeers(inbox, List.of(prefix + "-dead", prefix + "-live"));
+    awaitPeers(List.of(prefix + "-dead", prefix + "-live"));
     return inbox;
   }
 
   private void startWorker(String inbox, String id, boolean listen) {
+    started.add(id);
     InboxWorker worker =
         track(
             PostgresInboxWorker.builder(dataSource(), options(inbox, listen).build())
                 .workerId(id)
+                .listener(
+                    new WorkerListener() {
+                      @Override
+                      public void onPeersChanged(int rank, int peers) {
+                        places.put(id, rank + " of " + peers);
+                      }
+                    })
                 .handler(
                     (m, tx) -> {
                       recordHandled(
@@ -214,16 +230,17 @@ class SpreadHeadsTest extends WorkerTestSupport {
   }
 
   /**
-   * Until the registry lists every id as a peer, and a moment more: each worker reads its peers
-   * every second.
+   * Until every worker this test started among {@code ids} has been told (onPeersChanged) that it
+   * ranks at its index among all of them: from then on it claims its share.
    */
-  private static void awaitPeers(String inbox, List<String> ids) throws InterruptedException {
+  private void awaitPeers(List<String> ids) {
     for (String id : ids) {
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> peers(inbox, id).equals(ids.indexOf(id) + " of " + ids.size()));
+      if (started.contains(id)) {
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> (ids.indexOf(id) + " of " + ids.size()).equals(places.get(id)));
+      }
     }
-    Thread.sleep(1_500);
   }
 
   private static void awaitHandled(String inbox, int messages) {

@@ -43,6 +43,11 @@ final class ClaimScope {
    */
   private volatile Claimable preferred;
 
+  /** The last rank and number of peers given; only the maintenance thread touches it. */
+  private Place place;
+
+  private record Place(Integer rank, int peers) {}
+
   ClaimScope(PartitionAssignment assignment, String inbox, String workerId) {
     this.inbox = inbox;
     this.workerId = workerId;
@@ -84,13 +89,20 @@ final class ClaimScope {
   /**
    * All mode: this worker's rank among the live workers sharing every head of the inbox, and their
    * number ({@code inbox.worker_peers}); with more than one, the worker prefers the buckets of
-   * partition rank of peers. A rank of null (not among them): no preference.
+   * partition rank of peers. A rank of null (not among them): no preference. Returns whether rank
+   * or number differ from the last ones given.
    */
-  void peers(Integer rank, int peers) {
+  boolean peers(Integer rank, int peers) {
+    Place now = new Place(rank, peers);
+    if (now.equals(place)) {
+      return false;
+    }
+    place = now;
     preferred =
         rank == null || peers < 2 || rank >= peers
             ? null
             : new Claimable(null, Partitioning.bucketsOf(rank, peers));
+    return true;
   }
 
   /**

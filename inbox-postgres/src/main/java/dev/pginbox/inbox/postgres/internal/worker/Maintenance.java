@@ -107,7 +107,11 @@ final class Maintenance {
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         int rank = rs.getInt(1);
-        ctx.scope().peers(rs.wasNull() ? null : rank, rs.getInt(2));
+        Integer listed = rs.wasNull() ? null : rank;
+        int peers = rs.getInt(2);
+        if (ctx.scope().peers(listed, peers)) {
+          ctx.events().peersChanged(listed == null ? -1 : listed, peers);
+        }
       }
       wc.connection().commit();
     } catch (SQLException e) {

@@ -181,6 +181,11 @@ final class WorkerEvents implements AutoCloseable {
     tell(l -> l.onPartitionsChanged(held, partitions));
   }
 
+  /** The worker's rank among the live workers that spread over the buckets changed. */
+  void peersChanged(int rank, int peers) {
+    tell(l -> l.onPeersChanged(rank, peers));
+  }
+
   /**
    * The database refused a role's work for an environmental reason (see {@link
    * SqlStates#isEnvironmental}): logged with the SQLSTATE once per episode, and told to the
