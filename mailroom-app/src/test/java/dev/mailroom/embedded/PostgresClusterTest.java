@@ -88,6 +88,7 @@ class PostgresClusterTest {
         assertThat(setting(s, "listen_addresses")).isEqualTo("127.0.0.1");
         assertThat(setting(s, "unix_socket_directories")).isEmpty();
         assertThat(setting(s, "synchronous_commit")).isEqualTo("on");
+        assertThat(setting(s, "autovacuum_naptime")).isEqualTo("1s");
         try (ResultSet rs =
             s.executeQuery(
                 "SELECT rolpassword LIKE 'SCRAM-SHA-256$%' FROM pg_authid WHERE rolname = 'postgres'")) {

@@ -173,6 +173,29 @@ class InboxLifecycleTest extends InboxTestSupport {
         .isInstanceOf(InvalidInboxArgumentException.class);
   }
 
+  /**
+   * A new inbox table is vacuumed early and unthrottled (its claimed rows' index entries slow every
+   * claim until vacuum removes them); an operator's own setting survives a re-install and every
+   * rebuild of the inbox's objects.
+   */
+  @Test
+  void a_new_inbox_table_gets_unthrottled_autovacuum_and_keeps_an_operators_setting() {
+    manager.createInbox("vacuumed");
+    assertThat(
+            strings(
+                "SELECT unnest(reloptions) FROM pg_class WHERE oid = 'inbox.vacuumed'::regclass"))
+        .contains("autovacuum_vacuum_cost_delay=0", "autovacuum_vacuum_scale_factor=0.01");
+
+    sql("ALTER TABLE inbox.vacuumed SET (autovacuum_vacuum_cost_delay = 5)");
+    manager.enableOrdering("vacuumed");
+    manager.install();
+    assertThat(
+            strings(
+                "SELECT unnest(reloptions) FROM pg_class WHERE oid = 'inbox.vacuumed'::regclass"))
+        .contains("autovacuum_vacuum_cost_delay=5")
+        .doesNotContain("autovacuum_vacuum_cost_delay=0");
+  }
+
   @Test
   void install_twice_is_safe_and_keeps_inboxes() {
     PostgresInbox inbox = manager.createInbox("survivor");
