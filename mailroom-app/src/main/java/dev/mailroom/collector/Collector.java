@@ -177,7 +177,12 @@ public final class Collector {
     MeterRegistry metrics = operatorHttp.metrics(registry);
     TokenCollector handler =
         new TokenCollector(
-            new TokenSigner(config.secretKey()), delivery, log, metrics, config.queue());
+            new TokenSigner(config.secretKey()),
+            delivery,
+            log,
+            metrics,
+            config.queue(),
+            limiter == null ? tokens -> {} : limiter::unsent);
     // What /health/ready reports of the worker's connection (MAILROOM_HTTP_PORT).
     Readiness readiness = new Readiness();
     listener =

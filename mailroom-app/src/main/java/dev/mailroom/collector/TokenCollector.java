@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntConsumer;
 
 /**
  * The collector's batch handler: loads the batch's tokens with their accounts (one query), signs
@@ -27,7 +28,9 @@ import java.util.Optional;
  * or accepted. Each token's delivery outcome becomes its message's outcome: delivered -> processed,
  * temporary failure -> retried with the inbox's backoff, permanent -> dead-lettered. Ineligible
  * tokens (expired, consumed, account in the wrong state) are skipped, not dead-lettered: the
- * original rules say they must not be sent.
+ * original rules say they must not be sent. The send-rate budget counts emails: the permits of
+ * skipped messages go back to it once their batch is handled (a provider's temporary or permanent
+ * refusal was a request to it, and keeps its permit).
  *
  * <p>A failing stdout throws {@link dev.pginbox.inbox.HandlerAbortException}: the worker rolls the
  * batch back and stops. The one window left is a commit that fails after the flush; those messages
@@ -44,14 +47,21 @@ public final class TokenCollector implements BatchHandler {
   private final Counter skipped;
   private final Counter retried;
   private final Counter deadLettered;
+  private final IntConsumer unsent;
 
+  /**
+   * @param unsent takes back the send permits of the skipped messages of each batch (the budget's
+   *     {@link SendRateLimiter#unsent}; a no-op without a budget)
+   */
   public TokenCollector(
       TokenSigner signer,
       TokenDelivery delivery,
       CollectorLog log,
       MeterRegistry registry,
-      String inbox) {
+      String inbox,
+      IntConsumer unsent) {
     this.signer = signer;
+    this.unsent = unsent;
     this.delivery = delivery;
     this.log = log;
     this.sent =
@@ -124,6 +134,11 @@ public final class TokenCollector implements BatchHandler {
           outcomes.put(recordEvents.get(i), outcome);
         }
       }
+    }
+    int skippedMessages =
+        (int) outcomes.values().stream().filter(o -> o.kind() == Outcome.Kind.SKIPPED).count();
+    if (skippedMessages > 0) {
+      unsent.accept(skippedMessages);
     }
     return BatchResult.of(outcomes);
   }

@@ -24,9 +24,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.IntConsumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -49,11 +51,15 @@ class TokenCollectorTest {
   }
 
   private TokenCollector collector(OutputStream out) {
+    return collector(out, messages -> {});
+  }
+
+  private TokenCollector collector(OutputStream out, IntConsumer unsent) {
     CollectorLog log =
         new CollectorLog(
             new PrintStream(stderr, true, StandardCharsets.UTF_8), Clock.systemUTC(), true);
     return new TokenCollector(
-        signer, new LineDelivery(new TokenOutput(out)), log, registry, "mailroom");
+        signer, new LineDelivery(new TokenOutput(out)), log, registry, "mailroom", unsent);
   }
 
   /**
@@ -168,6 +174,36 @@ class TokenCollectorTest {
     assertThat(registry.counter("mailroom.tokens.skipped", "inbox", "mailroom").count())
         .isEqualTo(4);
     assertThat(stderr.toString(StandardCharsets.UTF_8)).contains("DEBUG: skipping token-");
+  }
+
+  /**
+   * The budget counts emails: a batch claimed with ten permits whose four ineligible tokens send
+   * nothing gives their four permits back (the clock stands still, so nothing refills).
+   */
+  @Test
+  void skipped_tokens_give_their_send_permits_back() throws Exception {
+    SendRateLimiter budget =
+        new SendRateLimiter(
+            1.0,
+            10,
+            () -> 0L,
+            nanos -> {
+              throw new AssertionError("the budget must not wait here");
+            });
+    assertThat(budget.acquire(10, Duration.ZERO)).isEqualTo(10);
+    List<Long> ids = db.signUp("used", "late", "fine1", "blocked", "bad", "fine2");
+    db.execute(
+        "UPDATE tokens SET consumed_at = 1 WHERE account = " + ids.get(0),
+        "UPDATE tokens SET expires_at = 1 WHERE account = " + ids.get(1),
+        "UPDATE accounts SET status = 'suspended' WHERE id = " + ids.get(3),
+        "UPDATE tokens SET code = NULL WHERE account = " + ids.get(4));
+
+    claimAndHandle(collector(stdout, budget::unsent), 10);
+
+    assertThat(SenderProtocol.checkOutput(out()))
+        .extracting(SenderProtocol.Parsed::login)
+        .containsExactlyInAnyOrder("fine1", "fine2");
+    assertThat(budget.available()).isEqualTo(4.0);
   }
 
   @Test
