@@ -1,6 +1,7 @@
 package dev.pginbox.inbox.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -171,6 +172,42 @@ class HealthAndRetentionTest extends InboxTestSupport {
     assertThat(json.at("/retry_distribution/2").asInt()).isEqualTo(1);
     assertThat(json.at("/counts/retrying").asInt()).isEqualTo(2);
     assertThat(json.at("/oldest_pending/event_id").isTextual()).isTrue();
+  }
+
+  private static JsonNode vacuumStatus(PostgresInbox inbox) throws Exception {
+    return new ObjectMapper().readTree(inbox.status().json()).get("vacuum");
+  }
+
+  /**
+   * A claimed message's index entries stay in front of every claim until vacuum removes them: the
+   * status says how many rows vacuum still owes the table, when it last came and what decides when
+   * it comes next. (The server's statistics arrive within a second or so: the test waits for them.)
+   */
+  @Test
+  void status_reports_what_vacuum_still_owes_the_table_and_when_it_last_came() throws Exception {
+    PostgresInbox inbox = inboxWith("h_vacuum", 30);
+    assertThat(count("SELECT count(*) FROM inbox.claim_h_vacuum(30)")).isEqualTo(30);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> vacuumStatus(inbox).get("dead_rows").asLong() >= 30);
+    JsonNode owed = vacuumStatus(inbox);
+    assertThat(owed.get("autovacuum_cost_delay_ms").asDouble()).isZero();
+    assertThat(owed.get("autovacuum_naptime_seconds").asLong())
+        .isEqualTo(
+            count(
+                "SELECT extract(epoch FROM current_setting('autovacuum_naptime')::interval)::bigint"));
+    assertThat(owed.get("autovacuum").isBoolean()).isTrue();
+
+    sql("VACUUM inbox.h_vacuum");
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                vacuumStatus(inbox).get("dead_rows").asLong() == 0
+                    && vacuumStatus(inbox).get("last_vacuum").isTextual());
+
+    sql("ALTER TABLE inbox.h_vacuum SET (autovacuum_vacuum_cost_delay = 7.5)");
+    assertThat(vacuumStatus(inbox).get("autovacuum_cost_delay_ms").asDouble()).isEqualTo(7.5);
   }
 
   @Test
