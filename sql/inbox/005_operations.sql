@@ -331,26 +331,7 @@ BEGIN
             c.id_column, c.event_type_column, c.received_at_column)) INTO v_oldest;
     END IF;
 
-    -- A claimed message's index entries stay in front of every claim until vacuum removes them
-    -- (docs/operations.md, "PostgreSQL settings that matter"): how many rows vacuum still owes the
-    -- table (the server's statistics, updated within a second or so), when it last came, and what
-    -- decides when it comes next. The cost delay is the table's own, else the server's.
-    SELECT jsonb_build_object(
-               'dead_rows', s.n_dead_tup,
-               'live_rows', s.n_live_tup,
-               'last_vacuum', greatest(s.last_vacuum, s.last_autovacuum),
-               'autovacuum_runs', s.autovacuum_count,
-               'autovacuum', current_setting('autovacuum')::boolean,
-               'autovacuum_naptime_seconds', extract(epoch FROM current_setting('autovacuum_naptime')::interval)::bigint,
-               'autovacuum_cost_delay_ms', coalesce(
-                   (SELECT opt.option_value::float8 FROM pg_options_to_table(t.reloptions) opt
-                    WHERE opt.option_name = 'autovacuum_vacuum_cost_delay'),
-                   1000 * extract(epoch FROM (CASE current_setting('autovacuum_vacuum_cost_delay')
-                                                  WHEN '-1' THEN current_setting('vacuum_cost_delay')
-                                                  ELSE current_setting('autovacuum_vacuum_cost_delay') END)::interval)::float8))
-      INTO v_vacuum
-    FROM pg_class t LEFT JOIN pg_stat_all_tables s ON s.relid = t.oid
-    WHERE t.oid = v_table::regclass;
+    SELECT to_jsonb(v) INTO v_vacuum FROM inbox.inbox_vacuum(p_inbox) v;
 
     RETURN jsonb_build_object(
         'inbox', c.inbox_name,

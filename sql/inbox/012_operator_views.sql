@@ -712,6 +712,38 @@ BEGIN
 END;
 $$;
 
+-- What vacuum still owes an inbox's table, from the server's statistics (which arrive within a
+-- second or so), and what decides when it comes next: a claimed message's index entries stay in
+-- front of every claim until vacuum removes them (docs/operations.md, "PostgreSQL settings that
+-- matter"). last_vacuum is manual or auto (NULL: never); the cost delay is the table's own, else
+-- the server's. Reads catalogs and statistics only: cheap at any size.
+CREATE OR REPLACE FUNCTION inbox.inbox_vacuum(p_inbox text)
+RETURNS TABLE (dead_rows bigint, live_rows bigint, last_vacuum timestamptz, autovacuum_runs bigint,
+               autovacuum boolean, autovacuum_naptime_seconds bigint,
+               autovacuum_cost_delay_ms double precision)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+BEGIN
+    RETURN QUERY
+    SELECT coalesce(s.n_dead_tup, 0), coalesce(s.n_live_tup, 0),
+           greatest(s.last_vacuum, s.last_autovacuum), coalesce(s.autovacuum_count, 0),
+           current_setting('autovacuum')::boolean,
+           extract(epoch FROM current_setting('autovacuum_naptime')::interval)::bigint,
+           coalesce(
+               (SELECT opt.option_value::double precision FROM pg_options_to_table(t.reloptions) opt
+                WHERE opt.option_name = 'autovacuum_vacuum_cost_delay'),
+               1000 * extract(epoch FROM (CASE current_setting('autovacuum_vacuum_cost_delay')
+                                              WHEN '-1' THEN current_setting('vacuum_cost_delay')
+                                              ELSE current_setting('autovacuum_vacuum_cost_delay')
+                                          END)::interval)::double precision)
+    FROM pg_class t LEFT JOIN pg_stat_all_tables s ON s.relid = t.oid
+    WHERE t.oid = inbox.inbox_table(c)::regclass;
+END;
+$$;
+
 -- Operator actions on dead letters ------------------------------------------------------------
 
 -- Replays one group of inbox_dlq_groups (event type and normalised error), or every dead letter

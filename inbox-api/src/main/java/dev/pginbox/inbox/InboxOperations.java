@@ -42,6 +42,9 @@ public interface InboxOperations {
   /** Messages processed per minute over the last {@code minutes} (1..1440), oldest first. */
   List<ThroughputPoint> throughput(int minutes);
 
+  /** What vacuum still owes the inbox's table; catalogs and statistics only, cheap at any size. */
+  VacuumState vacuum();
+
   /** How many dead letters the selection holds now: what a replay or discard would touch. */
   long countDeadLetters(DeadLetterSelection selection);
 

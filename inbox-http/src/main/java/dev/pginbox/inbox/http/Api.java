@@ -86,6 +86,7 @@ final class Api implements Route.Page {
           ops.deadLetterPage(
               selection(q), limit(q), time(q.get("after_received_at")), q.get("after_event_id"));
       case "throughput" -> ops.throughput(Exchanges.intParam(q, "minutes", 60, 1, 1440));
+      case "vacuum" -> ops.vacuum();
       case "audit" -> ops.auditLog(limit(q), before(q));
       default -> null;
     };

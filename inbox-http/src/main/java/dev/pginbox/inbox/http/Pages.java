@@ -12,6 +12,7 @@ import dev.pginbox.inbox.Inbox;
 import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.PartitionLag;
+import dev.pginbox.inbox.VacuumState;
 import dev.pginbox.inbox.WorkerInfo;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,6 +87,7 @@ final class Pages {
         .append(" · ")
         .append(link(base + "/audit", "audit log"))
         .append("</p>")
+        .append(vacuum(inbox.operations().vacuum()))
         .append(Html.chart(inbox.operations().throughput(60)));
 
     List<List<String>> blocked = new ArrayList<>();
@@ -221,6 +223,31 @@ final class Pages {
 
   static String typeQuery(String eventType) {
     return eventType == null ? "" : "event_type=" + enc(eventType);
+  }
+
+  /**
+   * What vacuum still owes the table: claimed messages' index entries slow every claim until it
+   * comes (docs/operations.md, "PostgreSQL settings that matter").
+   */
+  static String vacuum(VacuumState v) {
+    return "<p class=\"vacuum\">vacuum owes "
+        + num(v.deadRows())
+        + " rows · last vacuum "
+        + (v.lastVacuum() == null ? "never" : esc(time(v.lastVacuum())))
+        + " · autovacuum "
+        + (v.autovacuum()
+            ? "every "
+                + v.autovacuumNaptimeSeconds()
+                + " s, cost delay "
+                + formatMs(v.autovacuumCostDelayMs())
+                + " ms"
+            : "off")
+        + "</p>";
+  }
+
+  /** 0, 2 or 0.5: whole milliseconds without a fraction. */
+  private static String formatMs(double ms) {
+    return ms == Math.rint(ms) ? Long.toString((long) ms) : Double.toString(ms);
   }
 
   static String num(long n) {

@@ -84,6 +84,28 @@ class InboxHttpTest extends HttpTestSupport {
     }
   }
 
+  /** The inbox page and the JSON API say how many rows vacuum still owes the inbox's table. */
+  @Test
+  void the_console_and_the_api_show_what_vacuum_still_owes() throws Exception {
+    PostgresInbox owing = manager.createInbox("owing");
+    for (int i = 0; i < 4; i++) {
+      owing.send(NewMessage.of("w" + i, "t", "a" + i, null));
+    }
+    sql("SELECT count(*) FROM inbox.claim_owing(4)");
+    // The server's statistics arrive within a second or so.
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(20))
+        .until(() -> owing.operations().vacuum().deadRows() == 4);
+    try (InboxHttp.Running server = InboxHttp.builder(manager).build().start(loopback())) {
+      String base = "http://127.0.0.1:" + server.address().getPort();
+      assertThat(get(base + "/inbox/owing").body())
+          .contains(">vacuum owes 4 rows · last vacuum never · autovacuum ");
+      assertThat(get(base + "/api/inboxes/owing/vacuum").body())
+          .contains("\"deadRows\" : 4")
+          .contains("\"lastVacuum\" : null");
+    }
+  }
+
   @Test
   void health_says_which_counts_are_estimates_in_json_and_on_the_console() throws Exception {
     // Counting stops at the critical threshold + 1 (here 2): three waiting are not counted exactly,

@@ -13,6 +13,7 @@ import dev.pginbox.inbox.OperatorLogEntry;
 import dev.pginbox.inbox.PartitionLag;
 import dev.pginbox.inbox.PurgeResult;
 import dev.pginbox.inbox.ThroughputPoint;
+import dev.pginbox.inbox.VacuumState;
 import dev.pginbox.inbox.WorkerInfo;
 import dev.pginbox.inbox.postgres.internal.InboxStatements;
 import dev.pginbox.inbox.postgres.internal.OperatorRows;
@@ -113,6 +114,11 @@ final class PostgresInboxOperations implements InboxOperations {
         "read the throughput",
         q -> q.bind("minutes", minutes),
         OperatorRows::throughput);
+  }
+
+  @Override
+  public VacuumState vacuum() {
+    return rows("vacuum", "read the vacuum state", q -> q, OperatorRows::vacuum).get(0);
   }
 
   @Override

@@ -7,6 +7,7 @@ import dev.pginbox.inbox.MessageDetail;
 import dev.pginbox.inbox.OperatorLogEntry;
 import dev.pginbox.inbox.PartitionLag;
 import dev.pginbox.inbox.ThroughputPoint;
+import dev.pginbox.inbox.VacuumState;
 import dev.pginbox.inbox.WorkerInfo;
 import java.sql.Array;
 import java.sql.ResultSet;
@@ -115,6 +116,17 @@ public final class OperatorRows {
         rs.getString("error"),
         rs.getInt("retry_count"),
         rs.getString("trace_id"));
+  }
+
+  public static VacuumState vacuum(ResultSet rs) throws SQLException {
+    return new VacuumState(
+        rs.getLong("dead_rows"),
+        rs.getLong("live_rows"),
+        instant(rs, "last_vacuum"),
+        rs.getLong("autovacuum_runs"),
+        rs.getBoolean("autovacuum"),
+        rs.getLong("autovacuum_naptime_seconds"),
+        rs.getDouble("autovacuum_cost_delay_ms"));
   }
 
   public static ThroughputPoint throughput(ResultSet rs) throws SQLException {

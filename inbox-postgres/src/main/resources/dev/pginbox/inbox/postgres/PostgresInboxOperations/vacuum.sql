@@ -1,0 +1,1 @@
+SELECT * FROM inbox.inbox_vacuum(:name)
