@@ -784,11 +784,14 @@ AS $h$ SELECT $t${{header}}
                 -- claims that each handed out half as much work, and a claim that finds less (the
                 -- window changed, or nothing) never skips.
                 v_share text := current_setting({{share}}, true);
+                -- This session's last claim did not fill its limit: v_share is "k/n" (an empty or
+                -- hand-set value is not).
+                v_short boolean := coalesce(v_share ~ '^[0-7]/[0-9]{1,9}$', false);
                 v_before integer;  -- rows locked before phase 2
                 v_next text;       -- v_share after this claim
             BEGIN
                 {{prelude}}
-                IF v_share ~ '^[0-7]/[0-9]{1,9}$' THEN
+                IF v_short THEN
                     -- Without the slack for heads behind followers: this session's claims do not
                     -- fill their limit, and the window's second half was followers it read for
                     -- nothing (with two workers at the limit they set, 625, 1.14x the claims).
@@ -825,9 +828,9 @@ AS $h$ SELECT $t${{header}}
                 {{budget_cut}}
 
                 v_next := CASE WHEN cardinality(v_tids) >= p_limit THEN ''
-                               WHEN v_share ~ '^[0-7]/[0-9]{1,9}$' THEN v_share ELSE '0/0' END;
+                               WHEN v_short THEN v_share ELSE '0/0' END;
                 IF 2 * cardinality(v_tids) < p_limit AND cardinality(v_tids) > 0
-                   AND v_share ~ '^[1-7]/[0-9]{1,9}$'
+                   AND v_short AND v_share !~ '^0/'
                    AND 2 * cardinality(v_tids) >= split_part(v_share, '/', 2)::integer THEN
                     v_next := (split_part(v_share, '/', 1)::integer - 1) || '/' || split_part(v_share, '/', 2);
                 -- A byte budget that phase 1 used up leaves nothing for phase 2. Nor does a phase
