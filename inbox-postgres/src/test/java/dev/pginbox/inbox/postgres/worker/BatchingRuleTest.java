@@ -179,6 +179,54 @@ class BatchingRuleTest extends WorkerTestSupport {
   }
 
   /**
+   * On an ordered inbox with a zero batch timeout, the coordinator does not count while its
+   * processors hold orders: the batch in flight ends with the hint that gives the next. A count
+   * then (to queue the spare order) probed a window of twice a batch for heads that batch held:
+   * with four workers at batch 1,000, 50 counts of 9-15 ms in a drain of 100,000. Here every count
+   * blocks (the ordering catalog is locked) while the only processor's handler waits: the
+   * coordinator must go on looking at every poll, and the drain must finish without a count.
+   */
+  @Test
+  void an_ordered_worker_does_not_count_while_its_processor_holds_a_batch() throws Exception {
+    String inbox = newInbox("busycount");
+    execute("SELECT inbox.enable_inbox_ordering('" + inbox + "', 'aggregate_id', 'seq')");
+    RecordingListener events = new RecordingListener();
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    track(
+            PostgresInboxWorker.builder(
+                    dataSource(),
+                    options(inbox, false)
+                        .batchSize(10)
+                        .batchTimeout(Duration.ZERO)
+                        .pollInterval(Duration.ofMillis(1))
+                        .build())
+                .listener(events)
+                .handler(
+                    (m, tx) -> {
+                      entered.countDown();
+                      assertThat(release.await(20, TimeUnit.SECONDS)).isTrue();
+                      return Outcome.processed();
+                    })
+                .build())
+        .start();
+    insert(inbox, "m", 0, 20, 2); // two aggregates: two heads at a time
+    assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+    try (Handle lock = JDBI.open()) {
+      lock.begin();
+      lock.execute("LOCK TABLE inbox.inbox_ordering_config IN ACCESS EXCLUSIVE MODE");
+      long polls = events.wakeUps(WakeUpCause.POLL);
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> events.wakeUps(WakeUpCause.POLL) >= polls + 50);
+      release.countDown();
+      await().atMost(Duration.ofSeconds(8)).until(() -> events.committed.get() == 20);
+      lock.rollback();
+    }
+    assertThat(events.dispatches).hasSize(10).allSatisfy(d -> assertThat(d.count()).isEqualTo(2));
+  }
+
+  /**
    * On an ordered inbox with a zero batch timeout, a claim after a batch that got at most half its
    * limit asks for a quarter more than that batch got, so that workers sharing the heads each take
    * about their share instead of walking past each other's; after a batch that filled its limit the

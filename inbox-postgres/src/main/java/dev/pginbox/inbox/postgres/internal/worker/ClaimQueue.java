@@ -74,6 +74,11 @@ final class ClaimQueue {
     return slots.availablePermits() > 0;
   }
 
+  /** A processor has no order: a slot is free beside the spare order's. */
+  boolean hasIdleProcessor() {
+    return slots.availablePermits() > 1;
+  }
+
   /** Messages held by orders in flight: counted as waiting, but already someone's. */
   int reserved() {
     return reserved.get();

@@ -30,7 +30,7 @@ import java.util.Set;
  * ordered inbox a batch that came back short but not empty is followed by the next claim, not by a
  * count. The (re)connection and poll looks still count, at least once a poll interval while no
  * batch comes back full (on an ordered inbox: not empty), which keeps this thread's connection in
- * use.
+ * use; on such an ordered inbox a poll counts only for a processor without an order.
  */
 final class Coordinator implements Runnable {
 
@@ -122,7 +122,7 @@ final class Coordinator implements Runnable {
           // poll, an expired batch timeout) must not count either.
           seen = false;
         } else if (free) {
-          lookAndDispatch(wc, wokeAt);
+          lookAndDispatch(wc, wokeAt, next.cause());
         }
       }
       long deadline = nextPoll;
@@ -222,9 +222,28 @@ final class Coordinator implements Runnable {
    * cause reported for a dispatch is the one that decided it (a timeout that ran out during the
    * count is handled by the timeout wake-up that follows at once).
    */
-  private void lookAndDispatch(WorkerConnection wc, long wokeAt) throws SQLException {
+  private void lookAndDispatch(WorkerConnection wc, long wokeAt, WakeUpCause cause)
+      throws SQLException {
     hinted = false;
     full = false;
+    if (queue.claimsOnShortBatch()) {
+      // Ordered, and any waiting message makes a batch: a count only has to tell whether a head
+      // waits beyond those the orders in flight hold, and only for a processor without an order.
+      // While every processor holds one, the batch in flight ends with the hint that gives the
+      // next orders (or frees its processor, and the next look counts); a count meanwhile, to
+      // queue the spare order, probed a window of twice a batch for the heads that batch held
+      // (docs/performance.md, "Ordered claim"). A (re)connection's look counts all the same: a
+      // count that succeeds is what ends a refusal episode.
+      seen = false;
+      boolean idle = queue.hasIdleProcessor();
+      if (idle || cause == WakeUpCause.CONNECTED) {
+        int reserved = queue.reserved();
+        if (count(wc, reserved + 1) > reserved && idle) {
+          queue.offer(null, 1); // the claim's size names the dispatch
+        }
+      }
+      return;
+    }
     int reserved = queue.reserved();
     int available = count(wc, batchSize + reserved) - reserved;
     long now = wokeAt;
