@@ -182,8 +182,8 @@ class BatchingRuleTest extends WorkerTestSupport {
    * On an ordered inbox with a zero batch timeout, the coordinator does not count while its
    * processors hold orders: the batch in flight ends with the hint that gives the next. A count
    * then (to queue the spare order) probed a window of twice a batch for heads that batch held:
-   * with four workers at batch 1,000, 50 counts of 9-15 ms in a drain of 100,000. Here every count
-   * blocks (the ordering catalog is locked) while the only processor's handler waits: the
+   * with four workers at batch 1,000, about 50 counts of 13-16 ms in a drain of 100,000. Here every
+   * count blocks (the ordering catalog is locked) while the only processor's handler waits: the
    * coordinator must go on looking at every poll, and the drain must finish without a count.
    */
   @Test
