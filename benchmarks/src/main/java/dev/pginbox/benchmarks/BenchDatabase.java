@@ -70,7 +70,6 @@ final class BenchDatabase {
     return jdbi.withHandle(h -> h.createQuery(sql).mapTo(Long.class).one());
   }
 
-  /** Server version and the settings that bound the numbers, for the report header. */
   /** Checkpoints the server has run (timed and requested), from PostgreSQL 15 to 18. */
   long checkpoints() {
     // PostgreSQL 17 moved the counters to pg_stat_checkpointer; a query naming a relation the
@@ -88,6 +87,42 @@ final class BenchDatabase {
     }
   }
 
+  /**
+   * Runs {@code sql} on one connection and has that backend report its statistics when it goes
+   * idle (PostgreSQL 15+), instead of up to ten seconds later: work done before a measured window
+   * must not land in it ({@link #bufferReads}).
+   */
+  void executeAndReport(String... sql) throws SQLException {
+    jdbi.useHandle(h -> {
+      for (String statement : sql) {
+        h.execute(statement);
+      }
+      if (h.getConnection().getMetaData().getDatabaseMajorVersion() >= 15) {
+        h.execute("SELECT pg_stat_force_next_flush()");
+      }
+    });
+  }
+
+  /**
+   * Pages of shared buffers this database's backends have read so far, hits and misses
+   * (pg_stat_database), once the count has settled: a backend reports at most once a second and
+   * when it exits, so the count is read until two readings 100 ms apart agree (at most 2 s). A
+   * figure that repeats from run to run where rates on a shared machine do not.
+   */
+  long bufferReads() throws InterruptedException {
+    long last = -1;
+    for (int i = 0; i < 20; i++) {
+      long now = count("SELECT blks_hit + blks_read FROM pg_stat_database WHERE datname = current_database()");
+      if (now == last) {
+        return now;
+      }
+      last = now;
+      Thread.sleep(100);
+    }
+    return last;
+  }
+
+  /** Server version and the settings that bound the numbers, for the report header. */
   String describeServer() {
     try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
         ResultSet r = s.executeQuery("SELECT version(), current_setting('synchronous_commit'), "

@@ -50,7 +50,8 @@ final class ConsumeScenario {
     report.section("Consume: drain a backlog, no-op handler (messages/s, median of runs, min..max; "
             + "claims from pg_stat_user_functions with track_functions = 'pl')",
         "| variant | batch | workers | messages | messages/s | claims per run | messages per claim | ms per claim "
-            + "| client CPU us per message | server CPU us per message | machine busy | load average after |");
+            + "| client CPU us per message | server CPU us per message | buffer reads per message | machine busy "
+            + "| load average after |");
     BenchDatabase db = BenchDatabase.create("consume");
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
     for (Variant variant : variants) {
@@ -69,6 +70,7 @@ final class ConsumeScenario {
           Measurements client = new Measurements();
           Measurements server = new Measurements();
           Measurements busy = new Measurements();
+          Measurements reads = new Measurements();
           ClaimCalls claims = ClaimCalls.NONE;
           for (int run = -1; run < runs; run++) {
             ClaimCalls before = ClaimCalls.read(db, inbox);
@@ -78,13 +80,14 @@ final class ConsumeScenario {
               client.add(d.cpu().clientNanos());
               server.add(d.cpu().serverNanos());
               busy.add(d.cpu().machineBusy());
+              reads.add(d.bufferReads());
               claims = claims.plus(ClaimCalls.read(db, inbox).minus(before));
             }
           }
           report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages), rate.summary(),
               claims.perRun(runs), claims.messagesPerCall((long) messages * runs), claims.msPerCall(),
               CpuClock.perMessage((long) client.median(), messages), CpuClock.perMessage((long) server.median(), messages),
-              busy.median() < 0 ? "-" : String.format("%.0f %%", 100 * busy.median()), LoadAverage.now());
+              String.format("%.1f", reads.median() / messages), busy.median() < 0 ? "-" : String.format("%.0f %%", 100 * busy.median()), LoadAverage.now());
         }
       }
     }
@@ -197,8 +200,12 @@ final class ConsumeScenario {
     }
   }
 
-  /** A drain's rate (messages/s) and the CPU its timed window used. */
-  record Drain(double rate, CpuClock.Reading cpu) {}
+  /**
+   * A drain's rate (messages/s), the CPU its timed window used, and the pages of shared buffers the
+   * server read from the backlog's insert to the workers' exit (their start-up, claims, commits and
+   * the wait for the last commit).
+   */
+  record Drain(double rate, CpuClock.Reading cpu, long bufferReads) {}
 
   static Drain drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
       throws Exception {
@@ -208,11 +215,12 @@ final class ConsumeScenario {
   /** {@code tuning}: applied to each worker's options last. */
   private static Drain drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages,
       UnaryOperator<WorkerOptions.Builder> tuning) throws Exception {
-    db.execute("TRUNCATE inbox." + inbox);
-    db.execute(("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
-        + "SELECT 'm' || g, CASE WHEN g %% 10 = 0 THEN 'order.cancelled' ELSE 'order.placed' END, 'bench', "
-        + "'agg-' || (g %% 1000), '%s' FROM generate_series(1, %d) g").formatted(inbox, Payloads.PAYLOAD, messages));
-    db.execute("VACUUM ANALYZE inbox." + inbox);
+    db.executeAndReport("TRUNCATE inbox." + inbox,
+        ("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
+            + "SELECT 'm' || g, CASE WHEN g %% 10 = 0 THEN 'order.cancelled' ELSE 'order.placed' END, 'bench', "
+            + "'agg-' || (g %% 1000), '%s' FROM generate_series(1, %d) g").formatted(inbox, Payloads.PAYLOAD, messages),
+        "VACUUM ANALYZE inbox." + inbox);
+    long readsBefore = db.bufferReads();
     CountDownLatch drained = new CountDownLatch(1);
     AtomicLong handled = new AtomicLong();
     List<InboxWorker> started = new ArrayList<>();
@@ -221,6 +229,8 @@ final class ConsumeScenario {
     Semaphore changes = new Semaphore(0); // a worker's partitions or peers changed
     Map<String, Integer> places = new ConcurrentHashMap<>(); // worker id -> its number of peers
     CpuClock clock = CpuClock.of(db);
+    double rate;
+    CpuClock.Reading cpu;
     try {
       for (int w = 0; w < workers; w++) {
         WorkerOptions options = tuning.apply(WorkerOptions.builder(inbox)
@@ -271,12 +281,14 @@ final class ConsumeScenario {
       while (db.count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") > 0) {
         Thread.onSpinWait();
       }
-      return new Drain(messages / ((System.nanoTime() - begin) / 1e9), clock.read().since(cpuBefore));
+      rate = messages / ((System.nanoTime() - begin) / 1e9);
+      cpu = clock.read().since(cpuBefore);
     } finally {
       for (InboxWorker worker : started) {
         worker.stop();
       }
     }
+    return new Drain(rate, cpu, db.bufferReads() - readsBefore);
   }
 
   /** Numbers the drains' worker ids, unique in the registry. */
