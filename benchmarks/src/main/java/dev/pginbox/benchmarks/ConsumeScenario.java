@@ -87,7 +87,8 @@ final class ConsumeScenario {
           report.row(variant.name().toLowerCase(), batch, workers, String.format("%,d", messages), rate.summary(),
               claims.perRun(runs), claims.messagesPerCall((long) messages * runs), claims.msPerCall(),
               CpuClock.perMessage((long) client.median(), messages), CpuClock.perMessage((long) server.median(), messages),
-              String.format("%.1f", reads.median() / messages), busy.median() < 0 ? "-" : String.format("%.0f %%", 100 * busy.median()), LoadAverage.now());
+              String.format("%.1f", reads.median() / messages),
+              busy.median() < 0 ? "-" : String.format("%.0f %%", 100 * busy.median()), LoadAverage.now());
         }
       }
     }
