@@ -721,13 +721,9 @@ CREATE OR REPLACE FUNCTION inbox.inbox_vacuum(p_inbox text)
 RETURNS TABLE (dead_rows bigint, live_rows bigint, last_vacuum timestamptz, autovacuum_runs bigint,
                autovacuum boolean, autovacuum_naptime_seconds bigint,
                autovacuum_cost_delay_ms double precision)
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
-BEGIN
-    RETURN QUERY
     SELECT coalesce(s.n_dead_tup, 0), coalesce(s.n_live_tup, 0),
            greatest(s.last_vacuum, s.last_autovacuum), coalesce(s.autovacuum_count, 0),
            current_setting('autovacuum')::boolean,
@@ -740,8 +736,7 @@ BEGIN
                                               ELSE current_setting('autovacuum_vacuum_cost_delay')
                                           END)::interval)::double precision)
     FROM pg_class t LEFT JOIN pg_stat_all_tables s ON s.relid = t.oid
-    WHERE t.oid = inbox.inbox_table(c)::regclass;
-END;
+    WHERE t.oid = inbox.inbox_table(inbox.inbox_config_of(p_inbox))::regclass
 $$;
 
 -- Operator actions on dead letters ------------------------------------------------------------

@@ -182,7 +182,7 @@ public final class Collector {
             log,
             metrics,
             config.queue(),
-            limiter == null ? messages -> {} : limiter::unsent);
+            limiter == null ? messages -> {} : limiter::release);
     // What /health/ready reports of the worker's connection (MAILROOM_HTTP_PORT).
     Readiness readiness = new Readiness();
     listener =

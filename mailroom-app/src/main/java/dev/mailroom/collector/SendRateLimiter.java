@@ -9,7 +9,7 @@ import java.util.function.LongSupplier;
  * bucket holds at most {@code burst} emails and refills continuously. The collector's worker takes
  * its permits <em>before</em> it claims a batch ({@link ClaimPermits}: no transaction is open while
  * it waits) and claims no more messages than it was granted, and the collector gives back the
- * permits of the tokens it skips ({@link #unsent}); {@code send} waits for a permit per line and
+ * permits of the tokens it skips ({@link #release}); {@code send} waits for a permit per line and
  * then records what it sent, which may leave the bucket in debt that the next line waits off. Over
  * any window the emails sent stay within {@code burst + rate * seconds}; nothing is dropped, tokens
  * simply wait in the inbox.
@@ -101,19 +101,15 @@ public final class SendRateLimiter implements ClaimPermits {
     }
   }
 
-  /** What a claim did not use goes back into the bucket (never above the burst). */
+  /**
+   * What a claim did not use goes back into the bucket (never above the burst), and so do the
+   * permits of claimed tokens that sent no email (skipped as ineligible or unprintable): the budget
+   * counts emails, not claims.
+   */
   @Override
   public synchronized void release(int unused) {
     refill();
     available = Math.min(burst, available + unused);
-  }
-
-  /**
-   * Gives back the permits of claimed tokens that sent no email (skipped as ineligible or
-   * unprintable): the budget counts emails, not claims. Never above the burst.
-   */
-  public void unsent(int messages) {
-    release(messages);
   }
 
   /** Records {@code emails} sent; the bucket may go into debt. */

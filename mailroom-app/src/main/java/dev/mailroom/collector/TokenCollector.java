@@ -51,7 +51,7 @@ public final class TokenCollector implements BatchHandler {
 
   /**
    * @param unsent takes back the send permits of the skipped messages of each batch (the budget's
-   *     {@link SendRateLimiter#unsent}; a no-op without a budget)
+   *     {@link SendRateLimiter#release}; a no-op without a budget)
    */
   public TokenCollector(
       TokenSigner signer,

@@ -198,7 +198,7 @@ class TokenCollectorTest {
         "UPDATE accounts SET status = 'suspended' WHERE id = " + ids.get(3),
         "UPDATE tokens SET code = NULL WHERE account = " + ids.get(4));
 
-    claimAndHandle(collector(stdout, budget::unsent), 10);
+    claimAndHandle(collector(stdout, budget::release), 10);
 
     assertThat(SenderProtocol.checkOutput(out()))
         .extracting(SenderProtocol.Parsed::login)
