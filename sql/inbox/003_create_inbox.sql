@@ -481,6 +481,9 @@ $$;
 -- any can be claimed; else it claims as usual). A consumer that sets it on every n-th claim gives
 -- the priorities below the top at least that share of the claims, however many top-priority
 -- messages keep arriving.
+-- p_per_aggregate: on an ordered inbox, a claim may take up to that many messages of one aggregate,
+-- its head and the messages right behind it, in order (ordered_claim_template); elsewhere it
+-- changes nothing (a plain inbox has no per-aggregate bound, a tracked table's claim takes heads).
 -- Placeholders: {{function}} claim_<name>, {{table}} the inbox's table.
 CREATE OR REPLACE FUNCTION inbox.generated_claim_header()
 RETURNS text
@@ -489,7 +492,8 @@ SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t$
             CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL,
                                                     p_max_bytes bigint DEFAULT NULL,
-                                                    p_skip_top_priority boolean DEFAULT false)
+                                                    p_skip_top_priority boolean DEFAULT false,
+                                                    p_per_aggregate integer DEFAULT 1)
             RETURNS SETOF {{table}}
             LANGUAGE plpgsql
             SET search_path = pg_catalog, pg_temp
@@ -513,6 +517,10 @@ AS $h$ SELECT $t$IF p_limit IS NULL OR p_limit < 1 THEN
                 END IF;
                 IF p_max_bytes < 1 THEN
                     RAISE EXCEPTION 'claim byte budget must be at least 1, got %', p_max_bytes
+                        USING ERRCODE = 'invalid_parameter_value';
+                END IF;
+                IF p_per_aggregate IS NULL OR p_per_aggregate < 1 THEN
+                    RAISE EXCEPTION 'messages per aggregate must be at least 1, got %', coalesce(p_per_aggregate::text, 'NULL')
                         USING ERRCODE = 'invalid_parameter_value';
                 END IF;
                 IF p_skip_top_priority THEN
@@ -717,6 +725,79 @@ AS $h$ SELECT $t$WITH cand AS MATERIALIZED ({{candidates}}), locked AS ({{lock}}
                              max(ARRAY[f.priority::bigint, f.seq]) AS last
                       FROM cand f) n;$t$ $h$;
 
+-- Phase 3 of the ordered claim, only with p_per_aggregate > 1 and room left in the batch: behind
+-- each head the claim locked (v_tids), the messages of its aggregate that come right after it, up
+-- to p_per_aggregate in all. A chain follows the aggregate's order (sequence, then arrival) through
+-- <name>_ordering_idx, one probe per message, and stops at the first next message that is not
+-- claimable now (backing off, dead, outside the buckets or the priority floor) or that would come
+-- before its predecessor in the claim order (priority, seq): the batch is handed over in claim
+-- order, so that order must be the aggregate's. Followers are taken by depth (every aggregate's
+-- second message before any third), so a batch that runs out of room cuts chains at their end,
+-- and the chains are walked only as deep as the batch has room for.
+-- They are locked like heads (SKIP LOCKED); a follower another transaction holds ends its chain
+-- there: only followers whose every predecessor this claim holds are kept (the rows locked after
+-- a gap stay locked, unmarked, until the transaction ends: a delay, never a loss). In this
+-- snapshot the heads this claim locked are still unprocessed, so "next unprocessed" starts right
+-- behind them, and no other claim can take a follower: its head is held, and to every other
+-- transaction it is no head. With a byte budget the batch is summed again over every row and cut
+-- to the prefix that fits (claim order keeps a follower behind its predecessors).
+-- Placeholders: {{table}}, {{aggregate}}, {{sequence}}, {{max_retries}}, {{budget_cut}}.
+CREATE OR REPLACE FUNCTION inbox.ordered_claim_followers_template()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$IF p_per_aggregate > 1 AND cardinality(v_tids) BETWEEN 1 AND p_limit - 1
+                   AND (p_max_bytes IS NULL OR v_bytes < p_max_bytes) THEN  -- phase 1 left room
+                    -- The locked followers are sorted by aggregate and depth (the function's SET
+                    -- clause keeps this inside it).
+                    PERFORM set_config('enable_sort', 'on', true);
+                    WITH RECURSIVE chain AS (
+                        SELECT h.{{aggregate}} AS agg, h.{{sequence}} AS s, h.seq, h.priority, 1 AS depth, h.ctid AS tid
+                        FROM {{table}} h
+                        WHERE h.ctid = ANY (v_tids) AND h.{{aggregate}} IS NOT NULL AND h.{{sequence}} IS NOT NULL
+                        UNION ALL
+                        SELECT n.agg, n.s, n.seq, n.priority, p.depth + 1, n.tid
+                        FROM chain p CROSS JOIN LATERAL (
+                            SELECT f.{{aggregate}} AS agg, f.{{sequence}} AS s, f.seq, f.priority, f.ctid AS tid,
+                                   f.retry_count, f.next_attempt_at, f.bucket
+                            FROM {{table}} f
+                            WHERE f.{{aggregate}} = p.agg AND f.processed_at IS NULL
+                              AND (f.{{sequence}}, f.seq) > (p.s, p.seq)
+                            ORDER BY f.{{aggregate}}, f.{{sequence}}, f.seq
+                            LIMIT 1) n
+                        WHERE p.depth < p_per_aggregate
+                          AND n.retry_count < {{max_retries}} AND n.next_attempt_at <= now()
+                          AND (n.priority, n.seq) > (p.priority, p.seq)
+                          AND (v_mask IS NULL OR get_bit(v_mask, n.bucket) = 1)
+                          AND (v_floor IS NULL OR n.priority > v_floor)
+                    ), followers AS (
+                        -- A recursive query yields its rows level by level (breadth first, as
+                        -- PostgreSQL documents) and only as many as are fetched: the LIMIT takes
+                        -- every chain's second message before any third, and stops the chains
+                        -- once the batch is full instead of walking each to p_per_aggregate.
+                        SELECT c.tid, c.agg, c.depth FROM chain c
+                        WHERE c.depth > 1
+                        LIMIT p_limit - cardinality(v_tids)
+                    ), locked AS (
+                        SELECT f.tid, f.agg, f.depth
+                        FROM followers f
+                        JOIN {{table}} m ON m.ctid = f.tid  -- by TID: see num_nulls in the plain claim
+                        WHERE num_nulls(m.processed_at) = 1 AND m.retry_count < {{max_retries}}
+                          AND m.next_attempt_at <= now()
+                        FOR UPDATE OF m SKIP LOCKED
+                    )
+                    SELECT v_tids || coalesce(array_agg(k.tid), '{}') INTO v_tids
+                    FROM (SELECT l.tid, l.depth,
+                                 row_number() OVER (PARTITION BY l.agg ORDER BY l.depth) AS r
+                          FROM locked l) k
+                    WHERE k.r = k.depth - 1;  -- every predecessor held: depths 2 .. depth all locked
+                    IF p_max_bytes IS NOT NULL THEN
+                        SELECT sum(coalesce(pg_column_size(b.payload), 0)) INTO v_bytes
+                        FROM {{table}} b WHERE b.ctid = ANY (v_tids);
+                        {{budget_cut}}
+                    END IF;
+                END IF;$t$ $h$;
+
 -- claim_<name> with ordering: only the head of each aggregate (its earliest unprocessed message,
 -- dead or backing off included) may be claimed. Two phases keep the cost bounded:
 --  1. walk the claim order (priority, seq), testing each message for an earlier unprocessed one
@@ -746,7 +827,9 @@ AS $h$ SELECT $t$WITH cand AS MATERIALIZED ({{candidates}}), locked AS ({{lock}}
 -- UPDATE after locking, instead of marking in the locking statement through a running sum and
 -- collecting the rows into an array, made a claim of 100 heads 7 % cheaper with the worker's
 -- default byte budget and 17 % without one (docs/performance.md, "Ordered claim").
--- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{mark}}, {{walk}} and {{walk_on}}
+-- With p_per_aggregate > 1 a third phase adds, behind the heads, the messages that follow them in
+-- their aggregates (ordered_claim_followers_template).
+-- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{mark}}, {{followers}}, {{walk}} and {{walk_on}}
 -- (ordered_claim_walk_template from the start of the claim order, and after v_end),
 -- {{window_candidates}} (ordered_claim_candidates_template), {{window_filter}}
 -- (the claimable messages of window row w, in the buckets and above the priority floor), {{table}},
@@ -904,11 +987,12 @@ AS $h$ SELECT $t${{header}}
                 IF v_next IS DISTINCT FROM coalesce(v_share, '') THEN
                     PERFORM set_config({{share}}, v_next, false);
                 END IF;
+                {{followers}}
 
                 {{mark}}
                 IF NOT FOUND AND v_floor IS NOT NULL THEN
                     -- Below the top, no head could be claimed: an ordinary claim.
-                    RETURN QUERY SELECT * FROM {{function}}(p_limit, p_buckets, p_max_bytes);
+                    RETURN QUERY SELECT * FROM {{function}}(p_limit, p_buckets, p_max_bytes, false, p_per_aggregate);
                 END IF;
             END;
             $body$
@@ -943,7 +1027,8 @@ BEGIN
         'mark', inbox.sql_template(inbox.generated_claim_mark(), v_values));
     -- Earlier versions had fewer arguments; such an overload would make calls with fewer arguments
     -- ambiguous. EXECUTE stays PUBLIC's, as for any new function.
-    FOREACH v_old IN ARRAY ARRAY['integer, integer[]', 'integer, integer[], bigint'] LOOP
+    FOREACH v_old IN ARRAY ARRAY['integer, integer[]', 'integer, integer[], bigint',
+                                 'integer, integer[], bigint, boolean'] LOOP
         IF to_regprocedure(format('inbox.%I(%s)', 'claim_' || c.inbox_name, v_old)) IS NOT NULL THEN
             EXECUTE format('DROP FUNCTION inbox.%I(%s)', 'claim_' || c.inbox_name, v_old);
         END IF;
@@ -966,6 +1051,7 @@ BEGIN
                               AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                               AND (v_floor IS NULL OR w.priority > v_floor)', v_values));
     v_values := v_values || jsonb_build_object(
+        'followers', inbox.sql_template(inbox.ordered_claim_followers_template(), v_values),
         'window_candidates', inbox.sql_template(inbox.ordered_claim_candidates_template(), v_values),
         'share', quote_literal('pginbox_claim_share.' || c.inbox_name),
         'rows', inbox.sql_template(v_window_rows, v_values || '{"after": ""}'),
@@ -1134,6 +1220,7 @@ BEGIN
     PERFORM inbox.replace_view(c, v_view, NULL)
     FROM unnest(ARRAY[p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name]) AS v_view;
     IF c.managed THEN
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[], bigint, boolean, integer)', 'claim_' || p_name);
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[], bigint, boolean)', 'claim_' || p_name);
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text[], text[], text[], text[], jsonb[], text[])', 'send_' || p_name);
         IF p_cascade THEN
@@ -1148,6 +1235,7 @@ BEGIN
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(text, text, text)', 'priority_of_' || p_name);
     ELSE
         -- Everything tracking added, and nothing else: the table is left as it was before.
+        EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[], bigint, boolean, integer)', 'claim_' || p_name);
         EXECUTE format('DROP FUNCTION IF EXISTS inbox.%I(integer, integer[], bigint, boolean)', 'claim_' || p_name);
         IF c.notify_trigger AND to_regclass(inbox.inbox_table(c)) IS NOT NULL THEN
             EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', p_name || '_notify', inbox.inbox_table(c));

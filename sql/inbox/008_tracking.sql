@@ -296,17 +296,21 @@ DECLARE
     v_table text := inbox.inbox_table(c);
     v_key text := CASE WHEN (SELECT r.relkind FROM pg_class r WHERE r.oid = v_table::regclass) = 'p'
                        THEN format('%I', c.id_column) ELSE 'ctid' END;
+    v_old text;
 BEGIN
-    -- The signature of a managed inbox's claim, so the worker calls both alike; the skip-top turn is
-    -- not applied to tracked tables (docs/consuming.md). An overload with fewer arguments would make
-    -- calls ambiguous.
-    IF to_regprocedure(format('inbox.%I(integer, integer[])', 'claim_' || c.inbox_name)) IS NOT NULL THEN
-        EXECUTE format('DROP FUNCTION inbox.%I(integer, integer[])', 'claim_' || c.inbox_name);
-    END IF;
+    -- The signature of a managed inbox's claim, so the worker calls both alike; the skip-top turn
+    -- and several messages per aggregate are not applied to tracked tables (docs/consuming.md). An
+    -- overload with fewer arguments would make calls ambiguous.
+    FOREACH v_old IN ARRAY ARRAY['integer, integer[]', 'integer, integer[], bigint, boolean'] LOOP
+        IF to_regprocedure(format('inbox.%I(%s)', 'claim_' || c.inbox_name, v_old)) IS NOT NULL THEN
+            EXECUTE format('DROP FUNCTION inbox.%I(%s)', 'claim_' || c.inbox_name, v_old);
+        END IF;
+    END LOOP;
     EXECUTE inbox.sql_template($t$
         CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL,
                                                 p_max_bytes bigint DEFAULT NULL,
-                                                p_skip_top_priority boolean DEFAULT false)
+                                                p_skip_top_priority boolean DEFAULT false,
+                                                p_per_aggregate integer DEFAULT 1)
         RETURNS TABLE (event_id text, event_type text, source text, aggregate_id text, payload jsonb,
                        received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
                        trace_id text, seq bigint, priority integer, bucket integer)
@@ -324,6 +328,10 @@ BEGIN
             END IF;
             IF p_max_bytes < 1 THEN
                 RAISE EXCEPTION 'claim byte budget must be at least 1, got %', p_max_bytes
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+            IF p_per_aggregate IS NULL OR p_per_aggregate < 1 THEN
+                RAISE EXCEPTION 'messages per aggregate must be at least 1, got %', coalesce(p_per_aggregate::text, 'NULL')
                     USING ERRCODE = 'invalid_parameter_value';
             END IF;
             RETURN QUERY

@@ -12,7 +12,7 @@ import java.util.List;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--runs N] [--scale F] [--out FILE] [scenario...]
- * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-ordered-partitioned consume-ordered-automatic consume-budget (byte budget off/on, interleaved) consume-ahead (claim ahead off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP to GreenMail;
+ * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-ordered-partitioned consume-ordered-automatic consume-budget (byte budget off/on, interleaved) consume-ahead (claim ahead off/on, interleaved) consume-runs (several messages of an aggregate per batch off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP to GreenMail;
  *   delivery-throughput and delivery-budget for one part only; delivery-aiosmtpd: the throughput part against
  *   aiosmtpd; not in the default set)
  *   operator (default: all)
@@ -98,6 +98,7 @@ public final class BenchmarkMain {
           List.of(ConsumeScenario.Variant.ORDERED_AUTOMATIC), new int[] {100, 1000});
       case "consume-budget" -> ConsumeScenario.runBudget(report, runs, scale);
       case "consume-ahead" -> ConsumeScenario.runClaimAhead(report, runs, scale);
+      case "consume-runs" -> ConsumeScenario.runAggregateRuns(report, runs, scale);
       case "consume-profile" -> ConsumeProfileScenario.run(report, runs, scale);
       case "e2e" -> EndToEndScenario.run(report, scale);
       case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);

@@ -3,6 +3,7 @@ package dev.pginbox.benchmarks;
 import dev.pginbox.inbox.BatchResult;
 import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.PartitionAssignment;
 import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.WorkerOptions;
@@ -202,6 +203,52 @@ final class ConsumeScenario {
   }
 
   /**
+   * Several messages of an aggregate per batch (WorkerOptions.messagesPerAggregate) off and on: one
+   * worker with a no-op per-message handler drains an ordered backlog spread over 1, 10 and 1,000
+   * aggregates, at batch 100 and 1,000, one message per aggregate per batch against runs of up to
+   * a batch, interleaved run by run.
+   */
+  static void runAggregateRuns(Report report, int runs, double scale) throws Exception {
+    report.section("Ordered consume with several messages of an aggregate per batch, one worker, interleaved "
+            + "(messages/s, median of runs, min..max)",
+        "| aggregates | batch | messages | one message per aggregate | up to a batch per aggregate | on / off |");
+    BenchDatabase db = BenchDatabase.create("consume_runs");
+    PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
+    String inbox = "runs_ordered";
+    manager.createInbox(inbox);
+    manager.enableOrdering(inbox);
+    int messages = (int) (scale * 20_000);
+    for (int aggregates : new int[] {1, 10, 1000}) {
+      for (int batch : new int[] {100, 1000}) {
+        Shape shape = new Shape(aggregates, true);
+        UnaryOperator<WorkerOptions.Builder> off = b -> b;
+        UnaryOperator<WorkerOptions.Builder> on = b -> b.messagesPerAggregate(batch);
+        Measurements offRates = new Measurements();
+        Measurements onRates = new Measurements();
+        for (int run = -1; run < runs; run++) {
+          boolean offFirst = run % 2 == 0;
+          double first = drain(db, inbox, Variant.ORDERED, batch, 1, messages, shape, offFirst ? off : on).rate();
+          double second = drain(db, inbox, Variant.ORDERED, batch, 1, messages, shape, offFirst ? on : off).rate();
+          if (run >= 0) {
+            offRates.add(offFirst ? first : second);
+            onRates.add(offFirst ? second : first);
+          }
+        }
+        report.row(String.format("%,d", aggregates), batch, String.format("%,d", messages), offRates.summary(),
+            onRates.summary(), String.format("%.2f", onRates.median() / offRates.median()));
+      }
+    }
+  }
+
+  /**
+   * The backlog's aggregates (message g belongs to aggregate g mod {@code aggregates}) and whether
+   * the workers run a per-message handler instead of a batch handler.
+   */
+  record Shape(int aggregates, boolean perMessage) {
+    static final Shape DEFAULT = new Shape(1000, false);
+  }
+
+  /**
    * A drain's rate (messages/s), the CPU its timed window used, and the pages of shared buffers the
    * server read from the backlog's insert to the workers' exit (their start-up, claims, commits and
    * the wait for the last commit).
@@ -210,16 +257,22 @@ final class ConsumeScenario {
 
   static Drain drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages)
       throws Exception {
-    return drain(db, inbox, variant, batch, workers, messages, b -> b);
+    return drain(db, inbox, variant, batch, workers, messages, Shape.DEFAULT, b -> b);
+  }
+
+  private static Drain drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages,
+      UnaryOperator<WorkerOptions.Builder> tuning) throws Exception {
+    return drain(db, inbox, variant, batch, workers, messages, Shape.DEFAULT, tuning);
   }
 
   /** {@code tuning}: applied to each worker's options last. */
   private static Drain drain(BenchDatabase db, String inbox, Variant variant, int batch, int workers, int messages,
-      UnaryOperator<WorkerOptions.Builder> tuning) throws Exception {
+      Shape shape, UnaryOperator<WorkerOptions.Builder> tuning) throws Exception {
     db.executeAndReport("TRUNCATE inbox." + inbox,
         ("INSERT INTO inbox.%s (event_id, event_type, source, aggregate_id, payload) "
             + "SELECT 'm' || g, CASE WHEN g %% 10 = 0 THEN 'order.cancelled' ELSE 'order.placed' END, 'bench', "
-            + "'agg-' || (g %% 1000), '%s' FROM generate_series(1, %d) g").formatted(inbox, Payloads.PAYLOAD, messages),
+            + "'agg-' || (g %% %d), '%s' FROM generate_series(1, %d) g")
+            .formatted(inbox, shape.aggregates(), Payloads.PAYLOAD, messages),
         "VACUUM ANALYZE inbox." + inbox);
     long readsBefore = db.bufferReads();
     CountDownLatch drained = new CountDownLatch(1);
@@ -242,14 +295,24 @@ final class ConsumeScenario {
             .build();
         // Own connections, as a separate process would have (the pool is for producers).
         String id = inbox + "-" + DRAINS.incrementAndGet() + "-" + w;
-        InboxWorker worker = PostgresInboxWorker.builder(db.database.dataSource(), options)
-            .workerId(id)
-            .batchHandler((claimed, tx) -> {
-              if (handled.addAndGet(claimed.size()) >= messages) {
-                drained.countDown();
-              }
-              return BatchResult.allProcessed();
-            })
+        PostgresInboxWorker.Builder builder = PostgresInboxWorker.builder(db.database.dataSource(), options)
+            .workerId(id);
+        if (shape.perMessage()) {
+          builder.handler((message, tx) -> {
+            if (handled.incrementAndGet() >= messages) {
+              drained.countDown();
+            }
+            return Outcome.processed();
+          });
+        } else {
+          builder.batchHandler((claimed, tx) -> {
+            if (handled.addAndGet(claimed.size()) >= messages) {
+              drained.countDown();
+            }
+            return BatchResult.allProcessed();
+          });
+        }
+        InboxWorker worker = builder
             .claimPermits(gate)
             .listener(new WorkerListener() {
               @Override

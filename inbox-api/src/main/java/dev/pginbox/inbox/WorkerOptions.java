@@ -33,6 +33,11 @@ import java.util.Objects;
  *     each sees the writes of the batches handled before it (the worker's transactions are READ
  *     COMMITTED: its transaction began before their commit, its statements after). Off by default;
  *     see docs/consuming.md, "Claim ahead"
+ * @param messagesPerAggregate on an ordered inbox, how many messages of one aggregate a batch may
+ *     hold: its head and the messages right behind it, handed to the handler in order (1, the
+ *     default: heads only). After a message fails, the batch's later messages of its aggregate are
+ *     not handled and go back to the queue uncharged. Needs a per-message handler; see
+ *     docs/consuming.md, "Several messages of an aggregate in one batch"
  */
 public record WorkerOptions(
     String inbox,
@@ -51,7 +56,8 @@ public record WorkerOptions(
     Duration idleConnectionCheck,
     long maxBatchBytes,
     int lowerPriorityEvery,
-    boolean claimAhead) {
+    boolean claimAhead,
+    int messagesPerAggregate) {
 
   public static final int DEFAULT_BATCH_SIZE = 100;
   public static final Duration DEFAULT_BATCH_TIMEOUT = Duration.ZERO;
@@ -91,6 +97,10 @@ public record WorkerOptions(
     if (lowerPriorityEvery < 0 || lowerPriorityEvery == 1) {
       throw new InvalidInboxArgumentException(
           "lowerPriorityEvery must be 0 (never) or at least 2, got " + lowerPriorityEvery, inbox);
+    }
+    if (messagesPerAggregate < 1) {
+      throw new InvalidInboxArgumentException(
+          "messagesPerAggregate must be at least 1, got " + messagesPerAggregate, inbox);
     }
     if (maxBatchBytes < 1) {
       throw new InvalidInboxArgumentException(
@@ -137,6 +147,7 @@ public record WorkerOptions(
     private long maxBatchBytes = DEFAULT_MAX_BATCH_BYTES;
     private int lowerPriorityEvery;
     private boolean claimAhead;
+    private int messagesPerAggregate = 1;
 
     private Builder(String inbox) {
       this.inbox = inbox;
@@ -239,6 +250,15 @@ public record WorkerOptions(
       return this;
     }
 
+    /**
+     * On an ordered inbox, up to {@code n} messages of one aggregate per batch, in order (1, the
+     * default: one, its head). Needs a per-message handler.
+     */
+    public Builder messagesPerAggregate(int n) {
+      messagesPerAggregate = n;
+      return this;
+    }
+
     public WorkerOptions build() {
       return new WorkerOptions(
           inbox,
@@ -257,7 +277,8 @@ public record WorkerOptions(
           idleConnectionCheck,
           maxBatchBytes,
           lowerPriorityEvery,
-          claimAhead);
+          claimAhead,
+          messagesPerAggregate);
     }
   }
 }

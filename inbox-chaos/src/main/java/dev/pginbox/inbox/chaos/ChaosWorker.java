@@ -46,15 +46,17 @@ public final class ChaosWorker {
     String name = args[2];
     PGSimpleDataSource dataSource = new PGSimpleDataSource();
     dataSource.setURL(url);
-    // The names end in a number: odd ones claim ahead, and of every four the second pair runs
-    // without partitions (spread over the buckets with their live peers, preferring their share),
-    // beside the others' automatic partitions.
+    // The names end in a number: odd ones claim ahead, of every four the second pair runs without
+    // partitions (spread over the buckets with their live peers, preferring their share), beside
+    // the others' automatic partitions, and every third takes up to five messages of an aggregate
+    // per batch.
     int number = Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
     WorkerOptions options =
         WorkerOptions.builder(inbox)
             .batchSize(50)
             .concurrency(2)
             .claimAhead(number % 2 == 1)
+            .messagesPerAggregate(number % 3 == 0 ? 5 : 1)
             .pollInterval(Duration.ofMillis(500))
             .reconnectBackoff(Duration.ofMillis(50), Duration.ofSeconds(1))
             .partitions(

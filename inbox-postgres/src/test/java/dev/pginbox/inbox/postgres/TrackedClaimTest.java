@@ -1,6 +1,7 @@
 package dev.pginbox.inbox.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pginbox.inbox.Partitioning;
 import dev.pginbox.inbox.postgres.LoginRoles.Login;
@@ -96,6 +97,33 @@ class TrackedClaimTest extends InboxTestSupport {
       assertThat(claim(h, "heads", 10)).containsExactly("2");
       assertThat(claim(h, "heads", 10)).containsExactly("1");
     }
+  }
+
+  @Test
+  void runs_of_an_aggregate_are_not_taken_from_a_tracked_table_its_claim_hands_out_heads() {
+    table("runs");
+    sql(
+        "INSERT INTO shop.runs (id, kind, agg, seq_no) VALUES"
+            + " (1, 'k', 'A', 1), (2, 'k', 'A', 2), (3, 'k', 'A', 3), (4, 'k', 'B', 1)");
+    sql("SELECT inbox.enable_inbox_ordering('runs', 'agg', 'seq_no')");
+    // The managed signature, so a worker calls both alike; the argument is checked, then ignored.
+    assertThat(
+            strings(
+                "SELECT count(*)::text FROM pg_proc WHERE proname = 'claim_runs'"
+                    + " AND pronamespace = 'inbox'::regnamespace"))
+        .containsExactly("1");
+    String claim = "SELECT event_id FROM inbox.claim_runs(p_limit => 10, p_per_aggregate => 5)";
+    try (Handle h = jdbi.open()) {
+      h.begin();
+      assertThat(h.select(claim).mapTo(String.class).list()).containsExactlyInAnyOrder("1", "4");
+      h.commit();
+      assertThat(h.select(claim).mapTo(String.class).list()).containsExactly("2");
+    }
+    assertThatThrownBy(
+            () ->
+                jdbi.useHandle(
+                    h -> h.execute("SELECT * FROM inbox.claim_runs(10, p_per_aggregate => 0)")))
+        .hasMessageContaining("messages per aggregate must be at least 1");
   }
 
   @Test

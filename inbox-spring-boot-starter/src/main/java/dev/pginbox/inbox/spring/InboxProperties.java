@@ -121,6 +121,8 @@ public record InboxProperties(
    *     waiting (0: strict priority)
    * @param claimAhead claim the next batch while the current one is handled and committed (one
    *     connection more; handlers still run one at a time per unit of concurrency)
+   * @param messagesPerAggregate on an ordered inbox, up to this many messages of one aggregate per
+   *     batch, in order (1: its head only)
    */
   public record Worker(
       @DefaultValue("true") boolean enabled,
@@ -134,7 +136,8 @@ public record InboxProperties(
       @DefaultValue Partitions partitions,
       @DefaultValue("16MB") DataSize maxBatchBytes,
       @DefaultValue("0") int lowerPriorityEvery,
-      @DefaultValue("false") boolean claimAhead) {
+      @DefaultValue("false") boolean claimAhead,
+      @DefaultValue("1") int messagesPerAggregate) {
 
     static Worker defaults() {
       WorkerOptions o = WorkerOptions.builder("defaults").build();
@@ -156,7 +159,8 @@ public record InboxProperties(
               null),
           DataSize.ofBytes(o.maxBatchBytes()),
           o.lowerPriorityEvery(),
-          o.claimAhead());
+          o.claimAhead(),
+          o.messagesPerAggregate());
     }
 
     WorkerOptions options(String inbox) {
@@ -172,6 +176,7 @@ public record InboxProperties(
           .maxBatchBytes(maxBatchBytes.toBytes())
           .lowerPriorityEvery(lowerPriorityEvery)
           .claimAhead(claimAhead)
+          .messagesPerAggregate(messagesPerAggregate)
           .build();
     }
   }

@@ -262,6 +262,12 @@ final class BatchRunner {
     }
     attempt.handled = true;
     recorder.record(wc, handled.failures());
+    if (!handled.heldBack().isEmpty()) {
+      PreparedStatement release = wc.statement("release_claimed");
+      release.setString(1, ctx.inbox());
+      release.setArray(2, wc.connection().createArrayOf("text", handled.heldBack().toArray()));
+      release.execute();
+    }
     List<String> cleared = HandlerCalls.idsOf(messages);
     for (Failure f : handled.failures()) {
       if (f.delay() != null || f.dead()) {
@@ -365,6 +371,7 @@ final class BatchRunner {
     // Counted in kept batches: a claim given back (short of its minimum) keeps the turn.
     int every = ctx.options().lowerPriorityEvery();
     ps.setBoolean(next + 1, every > 0 && (kept + 1) % every == 0);
+    ps.setInt(next + 2, ctx.options().messagesPerAggregate());
     ps.execute(); // the claimed rows first
     try (ResultSet rs = ps.getResultSet()) {
       return MessageRows.readAll(rs);

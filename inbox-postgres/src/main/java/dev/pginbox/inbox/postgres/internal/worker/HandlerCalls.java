@@ -8,7 +8,9 @@ import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +26,11 @@ import org.slf4j.LoggerFactory;
  *       a message that fails alone is charged (a timed-out part is split by {@link Suspects} the
  *       same way, over the next batches).
  * </ul>
+ *
+ * <p>With several messages of an aggregate per batch ({@code messagesPerAggregate}), a message that
+ * fails holds back its aggregate: the batch's later messages of that aggregate are not handed to
+ * the handler but given back to the queue uncharged ({@link Handled#heldBack}), so they follow the
+ * failed one when it is retried.
  */
 final class HandlerCalls {
 
@@ -32,13 +39,19 @@ final class HandlerCalls {
   /**
    * What the handler made of the batch; {@code takenAway}: it timed out or the worker stopped;
    * {@code refused}: the handler failed for an environmental reason (see {@link
-   * SqlStates#isEnvironmental}), so the whole batch must roll back uncharged.
+   * SqlStates#isEnvironmental}), so the whole batch must roll back uncharged; {@code heldBack}: the
+   * ids of messages not handed over because an earlier message of their aggregate failed.
    */
   record Handled(
-      boolean takenAway, Throwable refused, List<Failure> failures, int processed, int skipped) {
+      boolean takenAway,
+      Throwable refused,
+      List<Failure> failures,
+      List<String> heldBack,
+      int processed,
+      int skipped) {
 
     static Handled refusedBy(Throwable error) {
-      return new Handled(false, error, List.of(), 0, 0);
+      return new Handled(false, error, List.of(), List.of(), 0, 0);
     }
   }
 
@@ -48,10 +61,14 @@ final class HandlerCalls {
   /** Set each part's savepoint before the handler runs (it may write around unwrap). */
   private final boolean eagerSavepoints;
 
+  /** A batch may hold several messages of an aggregate: a failure holds back the later ones. */
+  private final boolean aggregateRuns;
+
   HandlerCalls(WorkerContext ctx, Suspects suspects) {
     this.ctx = ctx;
     this.suspects = suspects;
     this.eagerSavepoints = ctx.boundary() != null;
+    this.aggregateRuns = ctx.options().messagesPerAggregate() > 1;
   }
 
   /** Runs the handler over the batch; HandlerAbortException goes up. */
@@ -65,14 +82,24 @@ final class HandlerCalls {
       return Handled.refusedBy(tally.refused);
     }
     return new Handled(
-        !complete, null, complete ? batch.failures() : List.of(), tally.processed, tally.skipped);
+        !complete,
+        null,
+        complete ? batch.failures() : List.of(),
+        complete ? tally.heldBack : List.of(),
+        tally.processed,
+        tally.skipped);
   }
 
   /** False when the batch was taken away. */
   private boolean handleEach(List<InboxMessage> messages, InFlightBatch batch, Tally tally)
       throws SQLException {
+    Set<String> failedAggregates = new HashSet<>();
     for (int i = 0; i < messages.size(); i++) {
       InboxMessage m = messages.get(i);
+      if (aggregateRuns && m.aggregateId() != null && failedAggregates.contains(m.aggregateId())) {
+        tally.heldBack.add(m.eventId());
+        continue;
+      }
       List<String> id = List.of(m.eventId());
       if (!batch.beginPart(id, eagerSavepoints)) {
         return false;
@@ -108,6 +135,8 @@ final class HandlerCalls {
       }
       if (succeeded) {
         tally.count(outcome);
+      } else if (aggregateRuns && m.aggregateId() != null) {
+        failedAggregates.add(m.aggregateId());
       }
     }
     return true;
@@ -201,6 +230,7 @@ final class HandlerCalls {
     int processed;
     int skipped;
     Throwable refused;
+    final List<String> heldBack = new ArrayList<>();
 
     void count(Outcome outcome) {
       if (outcome != null && outcome.kind() == Outcome.Kind.SKIPPED) {

@@ -4,11 +4,12 @@
 -- act. set_config(..., true) lasts until commit or rollback, so it also works through PgBouncer
 -- transaction pooling. The subquery is evaluated first (claim_ takes its limit from it) and, being
 -- volatile, is neither pulled up nor pruned. The last arguments are the batch's byte budget (NULL:
--- none) and whether this batch goes to the priorities below the top (lowerPriorityEvery).
+-- none), whether this batch goes to the priorities below the top (lowerPriorityEvery) and the
+-- messages one aggregate may have in it (messagesPerAggregate).
 -- For a handler that writes, the runtime sends it followed by the savepoint of the handler's first
 -- part, in the same round trip (WorkerConnection.claimAndSavepoint).
 SELECT c.*
 FROM (SELECT ?::integer AS lim,
              set_config('idle_in_transaction_session_timeout', ?, true) AS idle_bound,
              set_config('statement_timeout', ?, true) AS statement_bound) AS s,
-     LATERAL inbox.claim_<inbox>(s.lim, ?::integer[], ?::bigint, ?) AS c
+     LATERAL inbox.claim_<inbox>(s.lim, ?::integer[], ?::bigint, ?, ?::integer) AS c

@@ -8,5 +8,5 @@ FROM (SELECT ?::integer AS lim,
              set_config('idle_in_transaction_session_timeout', ?, true) AS idle_bound,
              set_config('statement_timeout', ?, true) AS statement_bound,
              inbox.lease_guard_buckets(?, ?, ?::integer[], ?, ?::integer[]) AS buckets) AS s,
-     LATERAL inbox.claim_<inbox>(s.lim, s.buckets, ?::bigint, ?) AS c
+     LATERAL inbox.claim_<inbox>(s.lim, s.buckets, ?::bigint, ?, ?::integer) AS c
 WHERE cardinality(s.buckets) IS DISTINCT FROM 0

@@ -1,0 +1,148 @@
+package dev.pginbox.inbox.postgres.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.pginbox.inbox.BatchResult;
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.InvalidInboxArgumentException;
+import dev.pginbox.inbox.Outcome;
+import dev.pginbox.inbox.WorkerListener;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jdbi.v3.core.Handle;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code WorkerOptions.messagesPerAggregate}: batches that hold several messages of an aggregate
+ * must still hand each aggregate over in order, once, however its messages fail.
+ */
+class AggregateRunsTest extends WorkerTestSupport {
+
+  private static final String OUT_OF_ORDER =
+      """
+      SELECT count(*) FROM (
+        SELECT row_number() OVER (PARTITION BY h.aggregate_id ORDER BY h.n) AS handled_rank,
+               row_number() OVER (PARTITION BY h.aggregate_id ORDER BY m.seq) AS arrival_rank
+        FROM %1$s_handled h JOIN inbox.%1$s m USING (event_id)) r
+      WHERE handled_rank <> arrival_rank""";
+
+  @Test
+  void four_workers_taking_runs_of_five_with_random_failures_keep_exact_order() {
+    String inbox = newInbox("runs", 1000);
+    execute("SELECT inbox.enable_inbox_ordering('" + inbox + "', 'aggregate_id', 'received_at')");
+    List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+    List<InboxWorker> workers = new ArrayList<>();
+    for (int w = 0; w < 4; w++) {
+      String name = "w" + w;
+      workers.add(
+          track(
+              PostgresInboxWorker.builder(
+                      dataSource(),
+                      options(inbox, true)
+                          .concurrency(2)
+                          .batchSize(20)
+                          .messagesPerAggregate(5)
+                          .build())
+                  .handler(
+                      (m, tx) -> {
+                        // Written first, so a failure after it shows that the savepoint undid it.
+                        recordHandled(
+                            tx.unwrap(Handle.class), inbox, m.eventId(), name, m.aggregateId());
+                        if (ThreadLocalRandom.current().nextInt(5) == 0) {
+                          return Outcome.retryAfter(Duration.ofMillis(1), "random failure");
+                        }
+                        return Outcome.processed();
+                      })
+                  .listener(
+                      new WorkerListener() {
+                        @Override
+                        public void onDispatch(int count, WorkerListener.DispatchReason reason) {
+                          batchSizes.add(count);
+                        }
+                      })
+                  .build()));
+    }
+    // Several statements, so arrival order within an aggregate spans transactions.
+    for (int batch = 0; batch < 10; batch++) {
+      insert(inbox, "m", batch * 100, 100, 20);
+    }
+    workers.forEach(InboxWorker::start);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(
+            () ->
+                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+
+    assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isEqualTo(1000);
+    assertThat(count("SELECT count(DISTINCT event_id) FROM " + inbox + "_handled")).isEqualTo(1000);
+    assertThat(count(OUT_OF_ORDER.formatted(inbox))).isZero();
+    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0"))
+        .isPositive();
+    // 20 aggregates among four workers: batches of one message per aggregate would hold at most
+    // 20; runs fill them past that.
+    assertThat(batchSizes).anyMatch(size -> size > 10);
+  }
+
+  @Test
+  void a_failure_gives_its_aggregates_later_messages_back_uncharged_and_they_follow_its_retry() {
+    String inbox = newInbox("held_back", 5);
+    execute("SELECT inbox.enable_inbox_ordering('" + inbox + "', 'aggregate_id', 'seq')");
+    Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+    List<String> calls = new CopyOnWriteArrayList<>();
+    InboxWorker worker =
+        track(
+            PostgresInboxWorker.builder(
+                    dataSource(),
+                    options(inbox, false).batchSize(100).messagesPerAggregate(10).build())
+                .handler(
+                    (m, tx) -> {
+                      calls.add(m.eventId());
+                      recordHandled(
+                          tx.unwrap(Handle.class), inbox, m.eventId(), "w", m.aggregateId());
+                      if (m.eventId().equals("m-2") && failedOnce.add(m.eventId())) {
+                        return Outcome.retryAfter(Duration.ofMillis(300), "not yet");
+                      }
+                      return Outcome.processed();
+                    })
+                .build());
+    insert(inbox, "m", 0, 10, 2); // agg-0: m-0, m-2, m-4, m-6, m-8; agg-1: m-1, m-3, ...
+    worker.start();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+
+    // The first batch: m-2 failed, so m-4, m-6, m-8 were not handed over; agg-1 went on.
+    assertThat(calls.subList(0, 7))
+        .containsExactly("m-0", "m-1", "m-2", "m-3", "m-5", "m-7", "m-9");
+    assertThat(calls.subList(7, calls.size())).containsExactly("m-2", "m-4", "m-6", "m-8");
+    // Only m-2 was charged.
+    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0"))
+        .isEqualTo(1);
+    assertThat(count("SELECT retry_count FROM inbox." + inbox + " WHERE event_id = 'm-2'"))
+        .isEqualTo(1);
+    assertThat(count(OUT_OF_ORDER.formatted(inbox))).isZero();
+  }
+
+  @Test
+  void a_batch_handler_cannot_take_several_messages_of_an_aggregate() {
+    String inbox = newInbox("runs_batch");
+    assertThatThrownBy(
+            () ->
+                PostgresInboxWorker.builder(
+                        dataSource(), options(inbox, false).messagesPerAggregate(2).build())
+                    .batchHandler((batch, tx) -> BatchResult.allProcessed())
+                    .build())
+        .isInstanceOf(InvalidInboxArgumentException.class)
+        .hasMessageContaining("messagesPerAggregate > 1 needs a per-message handler");
+  }
+}
