@@ -203,41 +203,58 @@ final class ConsumeScenario {
   }
 
   /**
-   * Several messages of an aggregate per batch (WorkerOptions.messagesPerAggregate) off and on: one
-   * worker with a no-op per-message handler drains an ordered backlog spread over 1, 10 and 1,000
-   * aggregates, at batch 100 and 1,000, one message per aggregate per batch against runs of up to
-   * a batch, interleaved run by run.
+   * Several messages of an aggregate per batch (WorkerOptions.messagesPerAggregate) off and on,
+   * interleaved run by run, with a no-op per-message handler: one worker on an ordered backlog
+   * spread over 1, 10 and 1,000 aggregates at batch 100 and 1,000; then 1, 2 and 4 workers on
+   * 100,000 messages over 1,000 aggregates at batch 1,000, where a spreading worker's share of the
+   * heads is smaller than its batch.
    */
   static void runAggregateRuns(Report report, int runs, double scale) throws Exception {
-    report.section("Ordered consume with several messages of an aggregate per batch, one worker, interleaved "
-            + "(messages/s, median of runs, min..max)",
-        "| aggregates | batch | messages | one message per aggregate | up to a batch per aggregate | on / off |");
     BenchDatabase db = BenchDatabase.create("consume_runs");
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
     String inbox = "runs_ordered";
     manager.createInbox(inbox);
     manager.enableOrdering(inbox);
-    int messages = (int) (scale * 20_000);
+    String header = "| messages | one message per aggregate | up to a batch per aggregate | on / off |";
+    report.section("Ordered consume with several messages of an aggregate per batch, one worker, interleaved "
+            + "(messages/s, median of runs, min..max)",
+        "| aggregates | batch " + header);
     for (int aggregates : new int[] {1, 10, 1000}) {
       for (int batch : new int[] {100, 1000}) {
-        Shape shape = new Shape(aggregates, true);
-        UnaryOperator<WorkerOptions.Builder> off = b -> b;
-        UnaryOperator<WorkerOptions.Builder> on = b -> b.messagesPerAggregate(batch);
-        Measurements offRates = new Measurements();
-        Measurements onRates = new Measurements();
-        for (int run = -1; run < runs; run++) {
-          boolean offFirst = run % 2 == 0;
-          double first = drain(db, inbox, Variant.ORDERED, batch, 1, messages, shape, offFirst ? off : on).rate();
-          double second = drain(db, inbox, Variant.ORDERED, batch, 1, messages, shape, offFirst ? on : off).rate();
-          if (run >= 0) {
-            offRates.add(offFirst ? first : second);
-            onRates.add(offFirst ? second : first);
-          }
-        }
-        report.row(String.format("%,d", aggregates), batch, String.format("%,d", messages), offRates.summary(),
-            onRates.summary(), String.format("%.2f", onRates.median() / offRates.median()));
+        List<Object> cells = new ArrayList<>(List.of(String.format("%,d", aggregates), batch));
+        cells.addAll(aggregateRunsPair(db, inbox, runs, aggregates, batch, 1, (int) (scale * 20_000)));
+        report.row(cells.toArray());
       }
     }
+    report.section("The same with 1, 2 and 4 workers, 1,000 aggregates, batch 1,000 "
+            + "(messages/s, median of runs, min..max)",
+        "| workers " + header);
+    for (int workers : new int[] {1, 2, 4}) {
+      List<Object> cells = new ArrayList<>(List.of(workers));
+      cells.addAll(aggregateRunsPair(db, inbox, runs, 1000, 1000, workers, (int) (scale * 100_000)));
+      report.row(cells.toArray());
+    }
+  }
+
+  /** One row's cells: messages, the rates off and on, on / off. */
+  private static List<Object> aggregateRunsPair(BenchDatabase db, String inbox, int runs, int aggregates, int batch,
+      int workers, int messages) throws Exception {
+    Shape shape = new Shape(aggregates, true);
+    UnaryOperator<WorkerOptions.Builder> off = b -> b;
+    UnaryOperator<WorkerOptions.Builder> on = b -> b.messagesPerAggregate(batch);
+    Measurements offRates = new Measurements();
+    Measurements onRates = new Measurements();
+    for (int run = -1; run < runs; run++) {
+      boolean offFirst = run % 2 == 0;
+      double first = drain(db, inbox, Variant.ORDERED, batch, workers, messages, shape, offFirst ? off : on).rate();
+      double second = drain(db, inbox, Variant.ORDERED, batch, workers, messages, shape, offFirst ? on : off).rate();
+      if (run >= 0) {
+        offRates.add(offFirst ? first : second);
+        onRates.add(offFirst ? second : first);
+      }
+    }
+    return List.of(String.format("%,d", messages), offRates.summary(), onRates.summary(),
+        String.format("%.2f", onRates.median() / offRates.median()));
   }
 
   /**

@@ -26,14 +26,6 @@ import org.junit.jupiter.api.Test;
  */
 class AggregateRunsTest extends WorkerTestSupport {
 
-  private static final String OUT_OF_ORDER =
-      """
-      SELECT count(*) FROM (
-        SELECT row_number() OVER (PARTITION BY h.aggregate_id ORDER BY h.n) AS handled_rank,
-               row_number() OVER (PARTITION BY h.aggregate_id ORDER BY m.seq) AS arrival_rank
-        FROM %1$s_handled h JOIN inbox.%1$s m USING (event_id)) r
-      WHERE handled_rank <> arrival_rank""";
-
   @Test
   void four_workers_taking_runs_of_five_with_random_failures_keep_exact_order() {
     String inbox = newInbox("runs", 1000);
@@ -83,7 +75,7 @@ class AggregateRunsTest extends WorkerTestSupport {
 
     assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isEqualTo(1000);
     assertThat(count("SELECT count(DISTINCT event_id) FROM " + inbox + "_handled")).isEqualTo(1000);
-    assertThat(count(OUT_OF_ORDER.formatted(inbox))).isZero();
+    assertThat(handledOutOfOrder(inbox)).isZero();
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0"))
         .isPositive();
     // 20 aggregates among four workers: batches of one message per aggregate would hold at most
@@ -130,7 +122,7 @@ class AggregateRunsTest extends WorkerTestSupport {
         .isEqualTo(1);
     assertThat(count("SELECT retry_count FROM inbox." + inbox + " WHERE event_id = 'm-2'"))
         .isEqualTo(1);
-    assertThat(count(OUT_OF_ORDER.formatted(inbox))).isZero();
+    assertThat(handledOutOfOrder(inbox)).isZero();
   }
 
   @Test

@@ -56,17 +56,7 @@ class OrderingAndPriorityTest extends WorkerTestSupport {
         .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 1000);
 
     // For each aggregate, the handled order (identity n) equals the arrival order (seq).
-    long outOfOrder =
-        count(
-            """
-        SELECT count(*) FROM (
-          SELECT h.aggregate_id, h.event_id,
-                 row_number() OVER (PARTITION BY h.aggregate_id ORDER BY h.n) AS handled_rank,
-                 row_number() OVER (PARTITION BY h.aggregate_id ORDER BY m.seq) AS arrival_rank
-          FROM %1$s_handled h JOIN inbox.%1$s m USING (event_id)) r
-        WHERE handled_rank <> arrival_rank"""
-                .formatted(inbox));
-    assertThat(outOfOrder).isZero();
+    assertThat(handledOutOfOrder(inbox)).isZero();
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0"))
         .isPositive();
   }
@@ -117,17 +107,7 @@ class OrderingAndPriorityTest extends WorkerTestSupport {
     assertThat(count("SELECT count(DISTINCT worker) FROM " + inbox + "_handled")).isGreaterThan(1);
     // A failed attempt's row was undone with its savepoint, so the rows left are the successful
     // attempts: for each aggregate, the handled order (identity n) equals the arrival order.
-    long outOfOrder =
-        count(
-            """
-        SELECT count(*) FROM (
-          SELECT h.aggregate_id, h.event_id,
-                 row_number() OVER (PARTITION BY h.aggregate_id ORDER BY h.n) AS handled_rank,
-                 row_number() OVER (PARTITION BY h.aggregate_id ORDER BY m.seq) AS arrival_rank
-          FROM %1$s_handled h JOIN inbox.%1$s m USING (event_id)) r
-        WHERE handled_rank <> arrival_rank"""
-                .formatted(inbox));
-    assertThat(outOfOrder).isZero();
+    assertThat(handledOutOfOrder(inbox)).isZero();
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0"))
         .isPositive();
   }

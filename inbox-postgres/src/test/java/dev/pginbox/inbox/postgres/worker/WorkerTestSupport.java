@@ -132,4 +132,20 @@ abstract class WorkerTestSupport {
         .bind(2, aggregateId)
         .execute();
   }
+
+  /**
+   * Rows of the inbox's _handled table (see {@link #recordHandled}) whose place among their
+   * aggregate's handled messages (identity n) is not their place in arrival order (seq): 0 when
+   * every aggregate was handled in order.
+   */
+  static long handledOutOfOrder(String inbox) {
+    return count(
+        """
+        SELECT count(*) FROM (
+          SELECT row_number() OVER (PARTITION BY h.aggregate_id ORDER BY h.n) AS handled_rank,
+                 row_number() OVER (PARTITION BY h.aggregate_id ORDER BY m.seq) AS arrival_rank
+          FROM %1$s_handled h JOIN inbox.%1$s m USING (event_id)) r
+        WHERE handled_rank <> arrival_rank"""
+            .formatted(inbox));
+  }
 }
