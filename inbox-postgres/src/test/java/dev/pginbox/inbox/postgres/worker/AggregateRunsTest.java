@@ -2,7 +2,6 @@ package dev.pginbox.inbox.postgres.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.BatchResult;
 import dev.pginbox.inbox.InboxWorker;
@@ -67,14 +66,10 @@ class AggregateRunsTest extends WorkerTestSupport {
       insert(inbox, "m", batch * 100, 100, 20);
     }
     workers.forEach(InboxWorker::start);
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .until(
-            () ->
-                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+    awaitDrained(inbox, Duration.ofSeconds(90));
 
+    // _handled has event_id as its primary key: 1,000 rows are 1,000 messages applied once each.
     assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isEqualTo(1000);
-    assertThat(count("SELECT count(DISTINCT event_id) FROM " + inbox + "_handled")).isEqualTo(1000);
     assertThat(handledOutOfOrder(inbox)).isZero();
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0"))
         .isPositive();
@@ -107,11 +102,7 @@ class AggregateRunsTest extends WorkerTestSupport {
                 .build());
     insert(inbox, "m", 0, 10, 2); // agg-0: m-0, m-2, m-4, m-6, m-8; agg-1: m-1, m-3, ...
     worker.start();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+    awaitDrained(inbox, Duration.ofSeconds(30));
 
     // The first batch: m-2 failed, so m-4, m-6, m-8 were not handed over; agg-1 went on.
     assertThat(calls.subList(0, 7))

@@ -97,11 +97,7 @@ class OrderingAndPriorityTest extends WorkerTestSupport {
                   .build()));
     }
     workers.forEach(InboxWorker::start);
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .until(
-            () ->
-                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+    awaitDrained(inbox, Duration.ofSeconds(90));
 
     assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isEqualTo(1200);
     assertThat(count("SELECT count(DISTINCT worker) FROM " + inbox + "_handled")).isGreaterThan(1);

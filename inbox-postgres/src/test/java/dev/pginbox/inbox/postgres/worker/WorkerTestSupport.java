@@ -1,5 +1,7 @@
 package dev.pginbox.inbox.postgres.worker;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.SqlScripts;
@@ -131,6 +133,15 @@ abstract class WorkerTestSupport {
         .bind(1, worker)
         .bind(2, aggregateId)
         .execute();
+  }
+
+  /** Waits until no message of the inbox is left unprocessed. */
+  static void awaitDrained(String inbox, Duration atMost) {
+    await()
+        .atMost(atMost)
+        .until(
+            () ->
+                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
   }
 
   /**
