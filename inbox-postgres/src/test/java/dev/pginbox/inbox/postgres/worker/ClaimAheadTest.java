@@ -178,6 +178,55 @@ class ClaimAheadTest extends WorkerTestSupport {
     }
   }
 
+  /**
+   * The handler of the batch in hand writes a duplicate of a message the batch claimed ahead holds
+   * into the same inbox: its insert waits for the batch claimed ahead, which waits for the
+   * handler's turn to end. Nothing in the database sees that cycle; the batch claimed ahead must
+   * give its messages back (uncharged) instead of both waiting until the processing timeout.
+   */
+  @Test
+  void a_batch_claimed_ahead_that_the_handler_waits_for_gives_its_messages_back() {
+    String inbox = newInbox("ahead_in_the_way");
+    insert(inbox, "m", 0, 2, 2);
+    InboxWorker worker =
+        track(
+            PostgresInboxWorker.builder(
+                    dataSource(),
+                    options(inbox, true)
+                        .batchSize(1)
+                        .processingTimeout(Duration.ofSeconds(120))
+                        .claimAhead(true)
+                        .build())
+                .handler(
+                    (m, tx) -> {
+                      Handle h = tx.unwrap(Handle.class);
+                      if (m.eventId().equals("m-0")) {
+                        // m-1 claimed ahead (m-0 is this batch's), then the duplicate
+                        await()
+                            .atMost(Duration.ofSeconds(10))
+                            .until(() -> lockedByWorkers(inbox) == 2);
+                        h.execute(
+                            "INSERT INTO inbox."
+                                + inbox
+                                + " (event_id, event_type, payload) VALUES ('m-1', 'test', '{}')"
+                                + " ON CONFLICT (event_id) DO NOTHING");
+                      }
+                      recordHandled(h, inbox, m.eventId(), "w", m.aggregateId());
+                      return Outcome.processed();
+                    })
+                .build());
+    worker.start();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 2);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0")).isZero();
+  }
+
   @Test
   void stopping_gives_the_batch_waiting_for_its_turn_back_uncharged() throws InterruptedException {
     String inbox = newInbox("ahead_stop");

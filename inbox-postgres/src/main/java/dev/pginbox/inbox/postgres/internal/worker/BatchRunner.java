@@ -213,9 +213,13 @@ final class BatchRunner {
       return released ? BatchOutcome.headReleased() : BatchOutcome.empty();
     }
     if (turns != null) {
-      // Claimed ahead: the handler starts once the batch before it has ended.
-      attempt.turn = turns.await(turnWaitNanos);
-      if (attempt.turn == null) { // stopping, or that batch is stuck: give this one back
+      // Claimed ahead: the handler starts once the batch before it has ended. Meanwhile this batch
+      // only holds its messages' locks, and gives them back when a session waits for one: the
+      // batch in hand may be that session (its handler writes a message this batch holds, for
+      // one), and would otherwise wait for the batch that waits for it until the processing
+      // timeout.
+      attempt.turn = turns.await(turnWaitNanos, () -> blocksOthers(wc));
+      if (attempt.turn == null) { // stopping, stuck or in the way: give this one back
         tracker.claimed(0);
         rollbackOnly.run();
         return BatchOutcome.empty();
@@ -375,6 +379,13 @@ final class BatchRunner {
     ps.execute(); // the claimed rows first
     try (ResultSet rs = ps.getResultSet()) {
       return MessageRows.readAll(rs);
+    }
+  }
+
+  /** Whether a session waits for a lock this connection's transaction holds. */
+  private static boolean blocksOthers(WorkerConnection wc) throws SQLException {
+    try (ResultSet rs = wc.statement("blocks_others").executeQuery()) {
+      return rs.next() && rs.getBoolean(1);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
+import java.sql.SQLException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,8 +19,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class HandlerTurns {
 
-  /** How often a wait for a turn looks whether the run is stopping. */
-  private static final long STOP_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+  /**
+   * How often a wait for a turn looks whether the run is stopping, and whether the batch waiting is
+   * in someone's way ({@link StepAside}).
+   */
+  private static final long CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+  /** Asked while a wait for a turn lasts, every {@link #CHECK_NANOS}. */
+  @FunctionalInterface
+  interface StepAside {
+    /** Whether the waiting batch should give its messages back instead of waiting on. */
+    boolean now() throws SQLException;
+  }
 
   private final Semaphore turns;
   private final RunControl run;
@@ -30,10 +41,11 @@ final class HandlerTurns {
   }
 
   /**
-   * Waits for a turn, at most {@code maxWaitNanos}; null when none came by then or the run is
-   * stopping (the caller gives its batch back). An interrupt counts as stopping, and stays set.
+   * Waits for a turn, at most {@code maxWaitNanos}; null when none came by then, the run is
+   * stopping or {@code stepAside} says so (the caller gives its batch back). An interrupt counts as
+   * stopping, and stays set.
    */
-  Turn await(long maxWaitNanos) {
+  Turn await(long maxWaitNanos, StepAside stepAside) throws SQLException {
     long deadline = System.nanoTime() + maxWaitNanos;
     try {
       while (!run.stopping()) {
@@ -41,8 +53,11 @@ final class HandlerTurns {
         if (left <= 0) {
           return null;
         }
-        if (turns.tryAcquire(Math.min(left, STOP_CHECK_NANOS), TimeUnit.NANOSECONDS)) {
+        if (turns.tryAcquire(Math.min(left, CHECK_NANOS), TimeUnit.NANOSECONDS)) {
           return new Turn();
+        }
+        if (stepAside.now()) {
+          return null;
         }
       }
     } catch (InterruptedException e) {

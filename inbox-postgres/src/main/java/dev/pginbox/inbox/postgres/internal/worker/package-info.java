@@ -43,7 +43,8 @@
  *                               (DedicatedConnection unless the application set a boundary):
  *                                 claim_&lt;name&gt; (one statement: lock + mark processed);
  *                                 empty: await_held_head (ordered: wait for a held head's commit)
- *                                 claim ahead: HandlerTurns.await (the batch before has ended)
+ *                                 claim ahead: HandlerTurns.await (the batch before has ended;
+ *                                   blocks_others: a session waits for this batch? give it back)
  *                                 HandlerCalls: handler per part, in a savepoint ◀── Watchdog
  *                                 OutcomeRecorder: record_failures (one statement)    (timer thread)
  *                               commit ─▶ BatchOutcome ─▶ ClaimQueue.done ─▶ Wakeups
