@@ -153,14 +153,6 @@ public final class PostgresInboxWorker {
         throw new InvalidInboxArgumentException(
             "set exactly one of handler(...) and batchHandler(...)", options.inbox());
       }
-      if (batchHandler != null && options.messagesPerAggregate() > 1) {
-        // A batch handler that fails one message of an aggregate could not keep the later ones
-        // from committing their work.
-        throw new InvalidInboxArgumentException(
-            "messagesPerAggregate > 1 needs a per-message handler(...): a batch handler could"
-                + " fail a message and still commit the work of the ones behind it",
-            options.inbox());
-      }
       return PostgresWorker.create(
           dataSource,
           options,

@@ -29,8 +29,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>With several messages of an aggregate per batch ({@code messagesPerAggregate}), a message that
  * fails holds back its aggregate: the batch's later messages of that aggregate are not handed to
- * the handler but given back to the queue uncharged ({@link Handled#heldBack}), so they follow the
- * failed one when it is retried.
+ * the handler (or, handed over in the same part, not kept) but given back to the queue uncharged
+ * ({@link Handled#heldBack}), so they follow the failed one when it is retried. A batch handler
+ * that reports one of them done gets the rest of its part again, the part's writes rolled back (see
+ * endHandledPart).
  */
 final class HandlerCalls {
 
@@ -93,10 +95,9 @@ final class HandlerCalls {
   /** False when the batch was taken away. */
   private boolean handleEach(List<InboxMessage> messages, InFlightBatch batch, Tally tally)
       throws SQLException {
-    Set<String> failedAggregates = new HashSet<>();
-    for (int i = 0; i < messages.size(); i++) {
-      InboxMessage m = messages.get(i);
-      if (aggregateRuns && m.aggregateId() != null && failedAggregates.contains(m.aggregateId())) {
+    Set<String> behindFailures = new HashSet<>();
+    for (InboxMessage m : messages) {
+      if (behindFailures.contains(m.eventId())) {
         tally.heldBack.add(m.eventId());
         continue;
       }
@@ -135,8 +136,8 @@ final class HandlerCalls {
       }
       if (succeeded) {
         tally.count(outcome);
-      } else if (aggregateRuns && m.aggregateId() != null) {
-        failedAggregates.add(m.aggregateId());
+      } else {
+        failed(messages, m, behindFailures);
       }
     }
     return true;
@@ -145,9 +146,13 @@ final class HandlerCalls {
   /** False when the batch was taken away. */
   private boolean handleInParts(List<InboxMessage> messages, InFlightBatch batch, Tally tally)
       throws SQLException {
-    Deque<List<InboxMessage>> parts = new ArrayDeque<>(suspects.parts(messages));
+    Set<String> behindFailures = new HashSet<>();
+    Deque<List<InboxMessage>> parts = new ArrayDeque<>(suspects.parts(messages, aggregateRuns));
     while (!parts.isEmpty()) {
-      List<InboxMessage> part = parts.pollFirst();
+      List<InboxMessage> part = withoutHeldBack(parts.pollFirst(), behindFailures, tally);
+      if (part.isEmpty()) {
+        continue;
+      }
       List<String> ids = idsOf(part);
       if (!batch.beginPart(ids, eagerSavepoints)) {
         return false;
@@ -170,9 +175,10 @@ final class HandlerCalls {
       }
       boolean ended;
       if (error == null) {
-        ended = batch.endPart(true, outcomes(part, result, tally), ids);
+        ended = endHandledPart(messages, part, result, batch, tally, parts, behindFailures);
       } else if (part.size() == 1) {
         ended = batch.endPart(false, List.of(Failure.of(ids.get(0), error)), ids);
+        failed(messages, part.get(0), behindFailures);
       } else {
         ended = batch.endPart(false, List.of(), List.of());
         int half = (part.size() + 1) / 2;
@@ -184,6 +190,93 @@ final class HandlerCalls {
       }
     }
     return true;
+  }
+
+  /**
+   * Ends a part the batch handler returned a result for: its writes are kept, its failures charged
+   * and the messages behind a failure of their aggregate (runs of an aggregate only) held back,
+   * unless it reported one of those done. Then that message's work would commit ahead of the failed
+   * message's retry: the part's writes are rolled back, its failures are still charged (a failed
+   * message wrote nothing), the messages behind them are held back, and the rest of the part is
+   * handed over again.
+   */
+  private boolean endHandledPart(
+      List<InboxMessage> messages,
+      List<InboxMessage> part,
+      BatchResult result,
+      InFlightBatch batch,
+      Tally tally,
+      Deque<List<InboxMessage>> parts,
+      Set<String> behindFailures)
+      throws SQLException {
+    boolean doneBehind = false;
+    for (InboxMessage m : part) { // in claim order: a failure marks what follows it first
+      boolean done = outcomeOf(result, m).marksProcessed();
+      if (behindFailures.contains(m.eventId())) {
+        doneBehind |= done;
+      } else if (!done) {
+        failed(messages, m, behindFailures);
+      }
+    }
+    List<Failure> failures = new ArrayList<>();
+    List<String> finished = new ArrayList<>();
+    List<InboxMessage> again = new ArrayList<>();
+    for (InboxMessage m : part) {
+      Outcome outcome = outcomeOf(result, m);
+      if (behindFailures.contains(m.eventId())) {
+        tally.heldBack.add(m.eventId());
+      } else if (!outcome.marksProcessed()) {
+        failures.add(Failure.of(m.eventId(), outcome));
+        finished.add(m.eventId());
+      } else if (doneBehind) {
+        again.add(m); // its writes are rolled back with the part's
+      } else {
+        tally.count(outcome);
+        finished.add(m.eventId());
+      }
+    }
+    if (!again.isEmpty()) {
+      parts.addFirst(again);
+    }
+    return batch.endPart(!doneBehind, failures, finished);
+  }
+
+  private static Outcome outcomeOf(BatchResult result, InboxMessage m) {
+    return result == null ? Outcome.processed() : result.outcomeOf(m.eventId());
+  }
+
+  /**
+   * Message {@code m} of batch {@code messages} failed: with runs of an aggregate, the batch's
+   * later messages of its aggregate are behind a failure and must not be handled in this batch.
+   */
+  private void failed(List<InboxMessage> messages, InboxMessage m, Set<String> behindFailures) {
+    if (!aggregateRuns || m.aggregateId() == null) {
+      return;
+    }
+    boolean after = false;
+    for (InboxMessage other : messages) {
+      if (after && m.aggregateId().equals(other.aggregateId())) {
+        behindFailures.add(other.eventId());
+      }
+      after |= other == m;
+    }
+  }
+
+  /** The part without the messages behind a failure (held back). */
+  private static List<InboxMessage> withoutHeldBack(
+      List<InboxMessage> part, Set<String> behindFailures, Tally tally) {
+    if (behindFailures.isEmpty()) {
+      return part;
+    }
+    List<InboxMessage> kept = new ArrayList<>(part.size());
+    for (InboxMessage m : part) {
+      if (behindFailures.contains(m.eventId())) {
+        tally.heldBack.add(m.eventId());
+      } else {
+        kept.add(m);
+      }
+    }
+    return kept;
   }
 
   /** An environmental failure stops the batch: nobody is charged for it. */
@@ -203,19 +296,6 @@ final class HandlerCalls {
       return true;
     }
     return false;
-  }
-
-  private static List<Failure> outcomes(List<InboxMessage> part, BatchResult result, Tally tally) {
-    List<Failure> failures = new ArrayList<>();
-    for (InboxMessage m : part) {
-      Outcome outcome = result == null ? Outcome.processed() : result.outcomeOf(m.eventId());
-      if (outcome.marksProcessed()) {
-        tally.count(outcome);
-      } else {
-        failures.add(Failure.of(m.eventId(), outcome));
-      }
-    }
-    return failures;
   }
 
   static List<String> idsOf(List<InboxMessage> messages) {

@@ -3,9 +3,11 @@ package dev.pginbox.inbox.postgres.internal.worker;
 import dev.pginbox.inbox.InboxMessage;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Messages of a batch handler's batch that timed out, and the largest part each may be handed to
@@ -44,9 +46,11 @@ final class Suspects {
   /**
    * The parts to hand a claimed batch over in: the whole batch when none is suspect, else the
    * others together first, then the suspects in claim order in parts no larger than any member's
-   * limit.
+   * limit. With {@code aggregateRuns} (a batch may hold several messages of an aggregate) a message
+   * behind a suspect of its aggregate goes with the suspects, in claim order: handed over first, it
+   * would be handled before the suspect.
    */
-  synchronized List<List<InboxMessage>> parts(List<InboxMessage> messages) {
+  synchronized List<List<InboxMessage>> parts(List<InboxMessage> messages, boolean aggregateRuns) {
     if (limits.isEmpty()) {
       return List.of(messages);
     }
@@ -54,8 +58,16 @@ final class Suspects {
     List<List<InboxMessage>> parts = new ArrayList<>();
     List<InboxMessage> current = new ArrayList<>();
     int currentLimit = Integer.MAX_VALUE;
+    Set<String> suspectAggregates = new HashSet<>();
     for (InboxMessage m : messages) {
       Integer limit = limits.get(m.eventId());
+      if (aggregateRuns && m.aggregateId() != null) {
+        if (limit != null) {
+          suspectAggregates.add(m.aggregateId());
+        } else if (suspectAggregates.contains(m.aggregateId())) {
+          limit = Integer.MAX_VALUE; // no limit of its own
+        }
+      }
       if (limit == null) {
         innocent.add(m);
         continue;
