@@ -36,8 +36,9 @@ import java.util.Objects;
  * @param messagesPerAggregate on an ordered inbox, how many messages of one aggregate a batch may
  *     hold: its head and the messages right behind it, handed to the handler in order (1, the
  *     default: heads only). After a message fails, the batch's later messages of its aggregate are
- *     not handled and go back to the queue uncharged. Needs a per-message handler; see
- *     docs/consuming.md, "Several messages of an aggregate in one batch"
+ *     not handled and go back to the queue uncharged (a batch handler that reports one of them done
+ *     is called again without them, its call's writes rolled back); see docs/consuming.md, "Several
+ *     messages of an aggregate in one batch"
  */
 public record WorkerOptions(
     String inbox,
@@ -252,7 +253,7 @@ public record WorkerOptions(
 
     /**
      * On an ordered inbox, up to {@code n} messages of one aggregate per batch, in order (1, the
-     * default: one, its head). Needs a per-message handler.
+     * default: one, its head).
      */
     public Builder messagesPerAggregate(int n) {
       messagesPerAggregate = n;
