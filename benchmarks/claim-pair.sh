@@ -5,10 +5,12 @@
 # moments, so a difference of a few percent stands out of this 2-core machine's noise, which
 # drain rates (ab.sh) and CPU ticks of separate runs do not. Server time only: no client, no
 # network, no commit flush (synchronous_commit off in the measuring session).
-#   benchmarks/claim-pair.sh [--rounds N] [--batch N] [--budget BYTES|none] [--shape S] [--sequence C] A_REF B_REF
+#   benchmarks/claim-pair.sh [--rounds N] [--batch N] [--budget BYTES|none] [--shape S] [--sequence C]
+#       [--per-aggregate N] A_REF B_REF
 # Shapes: mailroom (40,000 messages, one per aggregate, ordered, as the mailroom's tokens),
 # ordered (100,000 over 1,000 aggregates, ordered, as consume-ordered), plain (100,000, no
-# ordering, as consume-plain). --budget is the claim's byte budget (default 16777216, the worker's
+# ordering, as consume-plain), ten and one (100,000 over ten aggregates or one, ordered: for
+# --per-aggregate, the claim's p_per_aggregate, default 1). --budget is the claim's byte budget (default 16777216, the worker's
 # default; "none" for no budget). --sequence is an ordered inbox's sequence column: seq (default,
 # as the mailroom's) or received_at (enable_inbox_ordering's default, as consume-ordered's; the
 # backlog is one INSERT, so an aggregate's messages share it).
@@ -17,7 +19,7 @@
 # out of its reach; use ab.sh for that). Starts its own PostgreSQL 15 (pg15-cluster.sh, port
 # BENCH_PG_PORT, default 25432).
 set -euo pipefail
-rounds=3 batch=100 budget=16777216 shape=mailroom sequence=seq
+rounds=3 batch=100 budget=16777216 shape=mailroom sequence=seq per=1
 while [ $# -gt 2 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2;;
@@ -25,10 +27,11 @@ while [ $# -gt 2 ]; do
     --budget) budget=$2; shift 2;;
     --shape) shape=$2; shift 2;;
     --sequence) sequence=$2; shift 2;;
+    --per-aggregate) per=$2; shift 2;;
     *) echo "unknown option $1" >&2; exit 2;;
   esac
 done
-[ $# -eq 2 ] || { echo "usage: $0 [--rounds N] [--batch N] [--budget BYTES|none] [--shape mailroom|ordered|plain] [--sequence seq|received_at] A_REF B_REF" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: $0 [--rounds N] [--batch N] [--budget BYTES|none] [--shape mailroom|ordered|plain] [--sequence seq|received_at] [--per-aggregate N] A_REF B_REF" >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -40,9 +43,13 @@ case $shape in
   mailroom) n=40000; aggregate="'acct-' || g"; ordered=1;;
   ordered) n=100000; aggregate="'agg-' || (g % 1000)"; ordered=1;;
   plain) n=100000; aggregate="'agg-' || (g % 1000)"; ordered=0;;
+  ten) n=100000; aggregate="'agg-' || (g % 10)"; ordered=1;;
+  one) n=100000; aggregate="'agg-0'"; ordered=1;;
   *) echo "unknown shape $shape" >&2; exit 2;;
 esac
 [ "$budget" = none ] && budget=NULL
+args="$batch, NULL, $budget"
+[ "$per" != 1 ] && args="$args, p_per_aggregate => $per"  # refs before 2026-11-28 have no such argument
 
 # An inbox of that shape in a database of its own, made by a ref's SQL.
 make_inbox() { # ref database inbox
@@ -59,7 +66,7 @@ psql_ -d pair -c "SELECT inbox.create_inbox('b')" >/dev/null
 [ $ordered = 1 ] && psql_ -d pair -c "SELECT inbox.enable_inbox_ordering('b', 'aggregate_id', '$sequence')" >/dev/null
 make_inbox "$2" variant_b b
 psql_ -d variant_b -c "SELECT pg_get_functiondef('inbox.claim_b'::regproc)" | psql_ -d pair -f - >/dev/null
-echo "A = $1 ($(git -C "$repo" rev-parse --short "$1")), B = $2 ($(git -C "$repo" rev-parse --short "$2")); shape $shape, $n messages, sequence $sequence, batch $batch, budget $budget"
+echo "A = $1 ($(git -C "$repo" rev-parse --short "$1")), B = $2 ($(git -C "$repo" rev-parse --short "$2")); shape $shape, $n messages, sequence $sequence, batch $batch, budget $budget, per aggregate $per"
 
 payload='{"orderId":"o-12345","customer":"c-678","amount":123.45,"currency":"EUR","items":[1,2,3]}'
 for r in $(seq 1 "$rounds"); do
@@ -87,9 +94,9 @@ BEGIN
             j := CASE WHEN turn % 2 = 1 THEN i ELSE 3 - i END;  -- A, B, then B, A
             t0 := clock_timestamp();
             IF j = 1 THEN
-                SELECT count(*) INTO k FROM inbox.claim_a($batch, NULL, $budget);
+                SELECT count(*) INTO k FROM inbox.claim_a($args);
             ELSE
-                SELECT count(*) INTO k FROM inbox.claim_b($batch, NULL, $budget);
+                SELECT count(*) INTO k FROM inbox.claim_b($args);
             END IF;
             spent[j] := spent[j] + extract(epoch FROM clock_timestamp() - t0);
             got[j] := got[j] + k;

@@ -728,12 +728,16 @@ AS $h$ SELECT $t$WITH cand AS MATERIALIZED ({{candidates}}), locked AS ({{lock}}
 -- Phase 3 of the ordered claim, only with p_per_aggregate > 1 and room left in the batch: behind
 -- each head the claim locked (v_tids), the messages of its aggregate that come right after it, up
 -- to p_per_aggregate in all. A chain follows the aggregate's order (sequence, then arrival) through
--- <name>_ordering_idx, one probe per message, and stops at the first next message that is not
--- claimable now (backing off, dead, outside the buckets or the priority floor) or that would come
--- before its predecessor in the claim order (priority, seq): the batch is handed over in claim
--- order, so that order must be the aggregate's. Followers are taken by depth (every aggregate's
--- second message before any third), so a batch that runs out of room cuts chains at their end,
--- and the chains are walked only as deep as the batch has room for.
+-- <name>_ordering_idx, one range scan per chain and round, and stops at the first next message
+-- that is not claimable now (backing off, dead, outside the buckets or the priority floor) or that
+-- would come before its predecessor in the claim order (priority, seq): the batch is handed over
+-- in claim order, so that order must be the aggregate's. Followers are taken by depth (every
+-- aggregate's second message before any third), so a batch that runs out of room cuts chains at
+-- their end. A round reads each chain only as deep as the room left, shared among the chains,
+-- allows; chains that reach that depth are read on in the next round (three at most), so one hot
+-- aggregate among heads without followers still fills the batch. One range per chain instead of
+-- one index probe per message made a claim of 1,000 on one aggregate 0.74 of its cost
+-- (docs/performance.md, "Ordered claim", item 10).
 -- They are locked like heads (SKIP LOCKED); a follower another transaction holds ends its chain
 -- there: only followers whose every predecessor this claim holds are kept (the rows locked after
 -- a gap stay locked, unmarked, until the transaction ends: a delay, never a loss). In this
@@ -748,49 +752,87 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t$IF p_per_aggregate > 1 AND cardinality(v_tids) BETWEEN 1 AND p_limit - 1
                    AND (p_max_bytes IS NULL OR v_bytes < p_max_bytes) THEN  -- phase 1 left room
-                    -- The locked followers are sorted by aggregate and depth (the function's SET
-                    -- clause keeps this inside it).
-                    PERFORM set_config('enable_sort', 'on', true);
-                    WITH RECURSIVE chain AS (
-                        SELECT h.{{aggregate}} AS agg, h.{{sequence}} AS s, h.seq, h.priority, 1 AS depth, h.ctid AS tid
-                        FROM {{table}} h
-                        WHERE h.ctid = ANY (v_tids) AND h.{{aggregate}} IS NOT NULL AND h.{{sequence}} IS NOT NULL
-                        UNION ALL
-                        SELECT n.agg, n.s, n.seq, n.priority, p.depth + 1, n.tid
-                        FROM chain p CROSS JOIN LATERAL (
-                            SELECT f.{{aggregate}} AS agg, f.{{sequence}} AS s, f.seq, f.priority, f.ctid AS tid,
-                                   f.retry_count, f.next_attempt_at, f.bucket
-                            FROM {{table}} f
-                            WHERE f.{{aggregate}} = p.agg AND f.processed_at IS NULL
-                              AND (f.{{sequence}}, f.seq) > (p.s, p.seq)
-                            ORDER BY f.{{aggregate}}, f.{{sequence}}, f.seq
-                            LIMIT 1) n
-                        WHERE p.depth < p_per_aggregate
-                          AND n.retry_count < {{max_retries}} AND n.next_attempt_at <= now()
-                          AND (n.priority, n.seq) > (p.priority, p.seq)
-                          AND (v_mask IS NULL OR get_bit(v_mask, n.bucket) = 1)
-                          AND (v_floor IS NULL OR n.priority > v_floor)
-                    ), followers AS (
-                        -- A recursive query yields its rows level by level (breadth first, as
-                        -- PostgreSQL documents) and only as many as are fetched: the LIMIT takes
-                        -- every chain's second message before any third, and stops the chains
-                        -- once the batch is full instead of walking each to p_per_aggregate.
-                        SELECT c.tid, c.agg, c.depth FROM chain c
-                        WHERE c.depth > 1
-                        LIMIT p_limit - cardinality(v_tids)
-                    ), locked AS (
-                        SELECT f.tid, f.agg, f.depth
-                        FROM followers f
-                        JOIN {{table}} m ON m.ctid = f.tid  -- by TID: see num_nulls in the plain claim
-                        WHERE num_nulls(m.processed_at) = 1 AND m.retry_count < {{max_retries}}
-                          AND m.next_attempt_at <= now()
-                        FOR UPDATE OF m SKIP LOCKED
-                    )
-                    SELECT v_tids || coalesce(array_agg(k.tid), '{}') INTO v_tids
-                    FROM (SELECT l.tid, l.depth,
-                                 row_number() OVER (PARTITION BY l.agg ORDER BY l.depth) AS r
-                          FROM locked l) k
-                    WHERE k.r = k.depth - 1;  -- every predecessor held: depths 2 .. depth all locked
+                    DECLARE
+                        v_room integer := p_limit - cardinality(v_tids);
+                        -- How far each chain is read in this round: the room left, shared among
+                        -- the chains still being read.
+                        v_cap integer := ceil(v_room::numeric / cardinality(v_tids))::integer;
+                        -- The chains still being read: their last message so far, its depth (the
+                        -- head is 1) and its head's place in v_tids.
+                        v_front tid[] := v_tids;
+                        v_front_depth integer[] := array_fill(1, ARRAY[cardinality(v_tids)]);
+                        v_front_head integer[] := ARRAY(SELECT generate_series(1, cardinality(v_tids)));
+                        -- The followers found: row, depth, head's place.
+                        v_ftid tid[] := '{}';
+                        v_fdepth integer[] := '{}';
+                        v_fhead integer[] := '{}';
+                    BEGIN
+                        -- The followers are sorted by depth and aggregate (the function's SET
+                        -- clause keeps this inside it).
+                        PERFORM set_config('enable_sort', 'on', true);
+                        -- Each chain's next messages come from one range of the ordering index,
+                        -- as deep as the room shared among the chains (and p_per_aggregate)
+                        -- allows; a chain ends before its first message that cannot be claimed
+                        -- now or would come before its predecessor in the claim order. Chains
+                        -- read to that depth without ending are read on in the next round, with
+                        -- the room the others left (a hot aggregate among heads without
+                        -- followers); three rounds at most.
+                        FOR v_round IN 1 .. 3 LOOP
+                            EXIT WHEN cardinality(v_front) = 0 OR cardinality(v_ftid) >= v_room;
+                            WITH found AS MATERIALIZED (
+                                SELECT t.head, n.tid, n.depth, n.unbroken,
+                                       n.depth = least(t.depth + v_cap, p_per_aggregate) AS deepest
+                                FROM unnest(v_front, v_front_depth, v_front_head) AS t(tid, depth, head)
+                                JOIN {{table}} p ON p.ctid = t.tid
+                                CROSS JOIN LATERAL (
+                                    SELECT r.tid, r.depth, bool_and(r.ok) OVER (ORDER BY r.depth) AS unbroken
+                                    FROM (SELECT f.tid, t.depth + row_number() OVER w AS depth,
+                                                 f.retry_count < {{max_retries}} AND f.next_attempt_at <= now()
+                                                 AND (v_mask IS NULL OR get_bit(v_mask, f.bucket) = 1)
+                                                 AND (v_floor IS NULL OR f.priority > v_floor)
+                                                 AND (f.priority, f.seq) > (lag(f.priority, 1, p.priority) OVER w,
+                                                                            lag(f.seq, 1, p.seq) OVER w) AS ok
+                                          FROM (SELECT f.ctid AS tid, f.{{sequence}} AS s, f.seq, f.priority,
+                                                       f.retry_count, f.next_attempt_at, f.bucket
+                                                FROM {{table}} f
+                                                WHERE f.{{aggregate}} = p.{{aggregate}} AND f.processed_at IS NULL
+                                                  AND (f.{{sequence}}, f.seq) > (p.{{sequence}}, p.seq)
+                                                ORDER BY f.{{aggregate}}, f.{{sequence}}, f.seq
+                                                LIMIT least(v_cap, p_per_aggregate - t.depth)) f
+                                          WINDOW w AS (ORDER BY f.s, f.seq)) r) n
+                                WHERE p.{{aggregate}} IS NOT NULL AND p.{{sequence}} IS NOT NULL AND n.unbroken
+                            )
+                            SELECT v_ftid || coalesce((SELECT array_agg(f.tid) FROM found f), '{}'),
+                                   v_fdepth || coalesce((SELECT array_agg(f.depth) FROM found f), '{}'),
+                                   v_fhead || coalesce((SELECT array_agg(f.head) FROM found f), '{}'),
+                                   -- read to the round's depth without ending, and not at p_per_aggregate
+                                   coalesce((SELECT array_agg(f.tid ORDER BY f.head) FROM found f
+                                             WHERE f.deepest AND f.depth < p_per_aggregate), '{}'),
+                                   coalesce((SELECT array_agg(f.depth ORDER BY f.head) FROM found f
+                                             WHERE f.deepest AND f.depth < p_per_aggregate), '{}'),
+                                   coalesce((SELECT array_agg(f.head ORDER BY f.head) FROM found f
+                                             WHERE f.deepest AND f.depth < p_per_aggregate), '{}')
+                              INTO v_ftid, v_fdepth, v_fhead, v_front, v_front_depth, v_front_head;
+                            v_cap := ceil((v_room - cardinality(v_ftid))::numeric
+                                          / greatest(cardinality(v_front), 1))::integer;
+                        END LOOP;
+                        WITH locked AS (
+                            -- Every chain's second message before any third; then the heads' order.
+                            SELECT m.ctid AS tid, m.{{aggregate}} AS agg, f.depth
+                            FROM (SELECT f.tid, f.depth FROM unnest(v_ftid, v_fdepth, v_fhead) AS f(tid, depth, head)
+                                  ORDER BY f.depth, f.head
+                                  LIMIT v_room) f
+                            JOIN {{table}} m ON m.ctid = f.tid  -- by TID: see num_nulls in the plain claim
+                            WHERE num_nulls(m.processed_at) = 1 AND m.retry_count < {{max_retries}}
+                              AND m.next_attempt_at <= now()
+                            FOR UPDATE OF m SKIP LOCKED
+                        )
+                        SELECT v_tids || coalesce(array_agg(k.tid), '{}') INTO v_tids
+                        FROM (SELECT l.tid, l.depth,
+                                     row_number() OVER (PARTITION BY l.agg ORDER BY l.depth) AS r
+                              FROM locked l) k
+                        WHERE k.r = k.depth - 1;  -- every predecessor held: depths 2 .. depth all locked
+                    END;
                     IF p_max_bytes IS NOT NULL THEN
                         SELECT sum(coalesce(pg_column_size(b.payload), 0)) INTO v_bytes
                         FROM {{table}} b WHERE b.ctid = ANY (v_tids);

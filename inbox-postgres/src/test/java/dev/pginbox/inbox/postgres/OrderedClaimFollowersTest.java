@@ -80,6 +80,27 @@ class OrderedClaimFollowersTest extends InboxTestSupport {
     assertThat(claimAndCommit("depth_first", 10, 10)).containsExactly("a5", "b5");
   }
 
+  /**
+   * The room is first shared among all eleven heads (three followers each); the hot aggregate's
+   * chain, read that deep without ending, is read on with the room the others left.
+   */
+  @Test
+  void a_hot_aggregate_among_heads_without_followers_still_fills_the_batch() {
+    PostgresInbox inbox = ordered("hot_among_quiet", InboxOptions.defaults());
+    List<String> expected = new ArrayList<>();
+    for (int i = 1; i <= 30; i++) {
+      send(inbox, String.format("hot-%02d", i), "hot");
+      expected.add(String.format("hot-%02d", i));
+    }
+    for (int i = 1; i <= 10; i++) {
+      send(inbox, "quiet-" + i, "Q" + i);
+      expected.add("quiet-" + i);
+    }
+    send(inbox, "hot-31", "hot");
+    assertThat(claimAndCommit("hot_among_quiet", 40, 40)).containsExactlyElementsOf(expected);
+    assertThat(claimAndCommit("hot_among_quiet", 40, 40)).containsExactly("hot-31");
+  }
+
   @Test
   void a_chain_stops_at_a_message_that_backs_off_or_is_dead() {
     PostgresInbox inbox = ordered("stops", InboxOptions.builder().maxRetries(2).build());
