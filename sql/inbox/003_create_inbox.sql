@@ -736,7 +736,7 @@ AS $h$ SELECT $t$WITH cand AS MATERIALIZED ({{candidates}}), locked AS ({{lock}}
 -- their end. A round reads each chain only as deep as the room left, shared among the chains,
 -- allows; chains that reach that depth are read on in the next round (three at most), so one hot
 -- aggregate among heads without followers still fills the batch. One range per chain instead of
--- one index probe per message made a claim of 1,000 on one aggregate 0.74 of its cost
+-- one index probe per message made a claim of 1,000 on one aggregate 0.79 of its cost
 -- (docs/performance.md, "Ordered claim", item 10).
 -- They are locked like heads (SKIP LOCKED); a follower another transaction holds ends its chain
 -- there: only followers whose every predecessor this claim holds are kept (the rows locked after
