@@ -88,11 +88,7 @@ class ClaimAheadTest extends WorkerTestSupport {
         .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 60);
     assertThat(mostAtOnce.get()).isEqualTo(1);
     assertThat(invisible).isEmpty();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+    awaitDrained(inbox, Duration.ofSeconds(10));
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0")).isZero();
   }
 
@@ -118,11 +114,7 @@ class ClaimAheadTest extends WorkerTestSupport {
     assertThat(inFirst.await(30, TimeUnit.SECONDS)).isTrue();
     await().during(Duration.ofMillis(300)).until(() -> lockedByWorkers(inbox) == 10);
     letFirstGo.countDown();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+    awaitDrained(inbox, Duration.ofSeconds(30));
   }
 
   /**
@@ -167,12 +159,7 @@ class ClaimAheadTest extends WorkerTestSupport {
                       + inbox
                       + " WHERE retry_count = 1 AND error LIKE '%timeout%'"))
           .isEqualTo(1);
-      await()
-          .atMost(Duration.ofSeconds(10))
-          .until(
-              () ->
-                  count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL")
-                      == 0);
+      awaitDrained(inbox, Duration.ofSeconds(10));
     } finally {
       hangOver.set(true);
     }
@@ -219,11 +206,7 @@ class ClaimAheadTest extends WorkerTestSupport {
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 2);
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL") == 0);
+    awaitDrained(inbox, Duration.ofSeconds(10));
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0")).isZero();
   }
 
