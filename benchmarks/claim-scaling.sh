@@ -7,6 +7,8 @@
 #   claim         SELECT count(*) FROM inbox.claim_<name>(BATCH, NULL, 16 MiB): every client
 #                 claims from the one claim order, as workers sharing an inbox do
 #   partitioned   the same claim with client k of n given buckets b % n = k (static partitions)
+#   partitioned-runs  the same with runs of up to BATCH messages per aggregate (p_per_aggregate,
+#                 WorkerOptions.messagesPerAggregate; ordered inboxes only)
 # Each run refills the inbox with 600,000 messages (vacuumed, checkpointed) and the clients make
 # claims for up to 400,000 of them between them. A claim's rate is the rows the run processed over
 # its wall time (a claim may come back short: an ordered claim gets at most one message per
@@ -15,7 +17,8 @@
 # (1,000 aggregates, messages sent round-robin): the claims are ordered claims, as in the
 # consume-ordered scenario. Starts a fresh PostgreSQL 15 like run-pg15.sh (BENCH_PG_PORT,
 # BENCH_PG_DATA) and stops it.
-#   [ORDERED=1] benchmarks/claim-scaling.sh [ROUNDS] [BATCH...]   (default: 2 rounds, batches 100 1000)
+#   [ORDERED=1] [MODES="..."] benchmarks/claim-scaling.sh [ROUNDS] [BATCH...]
+#   (default: 2 rounds, batches 100 1000, modes update claim partitioned)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-2}
@@ -53,6 +56,8 @@ script() { # MODE BATCH CLIENT CLIENTS -> the file of client k's transaction
   case $1 in
     update) printf '\\set start random(0, %d) * %d + 1\nUPDATE limit_rows SET processed_at = now() WHERE id BETWEEN :start AND :start + %d;\n' \
               $((1000000 / $2 - 1)) "$2" $(($2 - 1)) > "$file" ;;
+    partitioned-runs) echo "SELECT count(*) FROM inbox.claim_scaling($2, (SELECT array_agg(g)
+              FROM generate_series(0, 1023) g WHERE g % $4 = $3), 16777216, false, $2);" > "$file" ;;
     partitioned) buckets="(SELECT array_agg(g) FROM generate_series(0, 1023) g WHERE g % $4 = $3)" ;&
     claim) echo "SELECT count(*) FROM inbox.claim_scaling($2, $buckets, 16777216);" > "$file" ;;
   esac
@@ -62,9 +67,9 @@ script() { # MODE BATCH CLIENT CLIENTS -> the file of client k's transaction
 printf '| round | batch | mode | clients | rows/s | load average before |\n|---|---|---|---|---|---|\n'
 for round in $(seq 1 "$ROUNDS"); do
   for batch in $BATCHES; do
-    for mode in update claim partitioned; do
+    for mode in ${MODES:-update claim partitioned}; do
       for clients in 1 2 4; do
-        [ "$mode" = partitioned ] && [ "$clients" = 1 ] && continue
+        [[ "$mode" = partitioned* ]] && [ "$clients" = 1 ] && continue
         [ "$mode" = update ] || refill
         load=$(cut -d' ' -f1-3 /proc/loadavg)
         start=$(date +%s.%N)
