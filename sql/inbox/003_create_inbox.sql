@@ -690,7 +690,7 @@ AS $h$ SELECT $t$SELECT c.ctid AS tid,
                         AND c.next_attempt_at <= now()
                         AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
                       ORDER BY win.priority, win.seq
-                      LIMIT p_limit - cardinality(v_tids)
+                      LIMIT v_limit - cardinality(v_tids)
                       FOR UPDATE OF c SKIP LOCKED$t$ $h$;
 
 -- Phase 1 of the ordered claim over one window of the claim order (v_window messages, from the
@@ -870,22 +870,39 @@ AS $h$ SELECT $t$IF p_per_aggregate > 1 AND cardinality(v_tids) BETWEEN 1 AND p_
 -- collecting the rows into an array, made a claim of 100 heads 7 % cheaper with the worker's
 -- default byte budget and 17 % without one (docs/performance.md, "Ordered claim").
 -- With p_per_aggregate > 1 a third phase adds, behind the heads, the messages that follow them in
--- their aggregates (ordered_claim_followers_template).
+-- their aggregates (ordered_claim_followers_template). While this session's claims find deep
+-- chains, the heads phases seek fewer heads (v_limit stands for p_limit above), and the room the
+-- followers leave goes to more heads, walked from after the last head taken.
 -- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{mark}}, {{followers}}, {{walk}} and {{walk_on}}
 -- (ordered_claim_walk_template from the start of the claim order, and after v_end),
 -- {{window_candidates}} (ordered_claim_candidates_template), {{window_filter}}
 -- (the claimable messages of window row w, in the buckets and above the priority floor), {{table}},
 -- {{max_retries}}, {{aggregate}} (the quoted aggregate column), {{window_blocked}}
 -- (earlier_unprocessed_sql of window row win), {{heads}} (aggregate_heads_sql), {{walk_candidates}}
--- (ordered_claim_candidates_walk_template), {{share}} (the quoted name of the session setting
--- described in the body).
+-- (ordered_claim_candidates_walk_template), {{share}} and {{runs}} (the quoted names of the
+-- session settings described in the body).
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t${{header}}
+                -- The heads phases (1 and 2) seek v_limit heads: p_limit, unless this session's
+                -- last claim with runs (p_per_aggregate > 1) filled its batch with followers
+                -- (session setting {{runs}} is "deep"). Then a claim seeks heads for a tenth of
+                -- the batch (or 1 / p_per_aggregate of it, if more), the followers behind them
+                -- fill the rest, and only the room they leave goes to more heads. A follower read
+                -- one deep behind its head cost twice a head, so two workers whose buckets held
+                -- half a batch of heads each claimed at 1.31x the cost per message of heads
+                -- alone, and drained slower with runs than without; ten deep it costs what a head
+                -- does. Without deep chains, seeking fewer heads first cost the claim the
+                -- followers' search and a second walk (1.07-1.15x), so the claim only does it
+                -- while chains are deep (docs/performance.md, "Ordered claim", item 10).
+                v_limit integer := CASE WHEN p_per_aggregate > 1 AND current_setting({{runs}}, true) = 'deep'
+                                        THEN ceil(p_limit::numeric / least(p_per_aggregate, 10))::integer
+                                        ELSE p_limit END;
+                v_found integer;   -- the heads phases' rows
                 v_window integer;  -- messages a window holds at most
-                v_tids tid[] := '{}';  -- the rows this claim locked: phase 1's, then phase 2's
+                v_tids tid[] := '{}';  -- the rows this claim locked: phase 1's, phase 2's, then followers
                 v_bytes bigint := 0;   -- phase 1's payloads' size
                 v_walked integer;  -- blocked messages (not heads) in the window
                 v_heads integer;   -- heads in the window, held by others or not, of other aggregates
@@ -920,10 +937,10 @@ AS $h$ SELECT $t${{header}}
                     -- Without the slack for heads behind followers: this session's claims do not
                     -- fill their limit, and the window's second half was followers it read for
                     -- nothing (with two workers at the limit they set, 625, 1.14x the claims).
-                    v_window := p_limit + 100;
+                    v_window := v_limit + 100;
                     {{walk_candidates}}
                 ELSE
-                    v_window := 2 * p_limit + 100;
+                    v_window := 2 * v_limit + 100;
                     {{walk}}
                 END IF;
 
@@ -936,7 +953,7 @@ AS $h$ SELECT $t${{header}}
                 -- aggregate's next messages when a batch is as large as the aggregates) has the
                 -- heads within it: walking on finds only more followers, so it does not. One
                 -- window more only.
-                IF 2 * cardinality(v_tids) < p_limit AND (p_max_bytes IS NULL OR v_bytes < p_max_bytes) THEN
+                IF 2 * cardinality(v_tids) < v_limit AND (p_max_bytes IS NULL OR v_bytes < p_max_bytes) THEN
                     IF v_seen IS NULL THEN  -- not counted by the walk
                         SELECT count(*), count(DISTINCT win.agg) + count(*) FILTER (WHERE win.agg IS NULL),
                                max(ARRAY[win.priority::bigint, win.seq])
@@ -946,15 +963,15 @@ AS $h$ SELECT $t${{header}}
                               ORDER BY w.priority, w.seq
                               LIMIT v_window) win;
                     END IF;
-                    IF v_seen = v_window AND v_seen - v_aggregates < p_limit THEN
+                    IF v_seen = v_window AND v_seen - v_aggregates < v_limit THEN
                         {{walk_on}}
                     END IF;
                 END IF;
                 {{budget_cut}}
 
-                v_next := CASE WHEN cardinality(v_tids) >= p_limit THEN ''
+                v_next := CASE WHEN cardinality(v_tids) >= v_limit THEN ''
                                WHEN v_short THEN v_share ELSE '0/0' END;
-                IF 2 * cardinality(v_tids) < p_limit AND cardinality(v_tids) > 0
+                IF 2 * cardinality(v_tids) < v_limit AND cardinality(v_tids) > 0
                    AND v_short AND v_share !~ '^0/'
                    AND 2 * cardinality(v_tids) >= split_part(v_share, '/', 2)::integer THEN
                     v_next := (split_part(v_share, '/', 1)::integer - 1) || '/' || split_part(v_share, '/', 2);
@@ -962,7 +979,7 @@ AS $h$ SELECT $t${{header}}
                 -- 1 that filled half the batch need it: the window had heads, and testing the
                 -- window again for the rule below doubled the cost of every claim that shares the
                 -- heads with another worker's.
-                ELSIF 2 * cardinality(v_tids) < p_limit
+                ELSIF 2 * cardinality(v_tids) < v_limit
                    AND (p_max_bytes IS NULL OR cardinality(v_tids) = 0 OR v_bytes < p_max_bytes) THEN
                     -- Phase 2 only when blocked messages (not heads) crowd the window. A window
                     -- that is merely full of messages other claims hold or just committed (two
@@ -983,7 +1000,7 @@ AS $h$ SELECT $t${{header}}
                     FROM (SELECT win.agg, (win.agg IS NOT NULL AND (NOT win.candidate OR {{window_blocked}})) AS blocked
                           FROM ({{window_candidates}}) win
                           OFFSET 0) b;
-                    IF v_walked >= greatest(p_limit, 1) AND v_heads + cardinality(v_tids) < p_limit THEN
+                    IF v_walked >= greatest(v_limit, 1) AND v_heads + cardinality(v_tids) < v_limit THEN
                         v_before := cardinality(v_tids);
                         -- The heads arrive in aggregate order and must be sorted into claim
                         -- order: without a sort the planner would walk the whole claim index
@@ -1008,7 +1025,7 @@ AS $h$ SELECT $t${{header}}
                                        AND (v_mask IS NULL OR get_bit(v_mask, u.bucket) = 1)
                                        AND (v_floor IS NULL OR u.priority > v_floor)
                                      ORDER BY u.priority, u.seq
-                                     LIMIT p_limit)))
+                                     LIMIT v_limit)))
                               AND num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
                               AND c.next_attempt_at <= now()
                               AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
@@ -1017,19 +1034,38 @@ AS $h$ SELECT $t${{header}}
                                     SELECT f.{{aggregate}} FROM {{table}} f
                                     WHERE f.ctid = ANY (v_tids) AND f.{{aggregate}} IS NOT NULL)))
                             ORDER BY c.priority, c.seq
-                            LIMIT p_limit - cardinality(v_tids)
+                            LIMIT v_limit - cardinality(v_tids)
                             FOR UPDATE OF c SKIP LOCKED) l
                             WINDOW w AS (ORDER BY l.priority, l.seq ROWS UNBOUNDED PRECEDING)) l
                         WHERE p_max_bytes IS NULL OR l.upto <= p_max_bytes - v_bytes
                            OR (l.n = 1 AND cardinality(v_tids) = 0);
                         v_next := CASE WHEN cardinality(v_tids) = v_before AND v_before > 0 THEN '7/' || v_before
-                                       WHEN cardinality(v_tids) >= p_limit THEN '' ELSE '0/0' END;
+                                       WHEN cardinality(v_tids) >= v_limit THEN '' ELSE '0/0' END;
                     END IF;
                 END IF;
                 IF v_next IS DISTINCT FROM coalesce(v_share, '') THEN
                     PERFORM set_config({{share}}, v_next, false);
                 END IF;
+                v_found := cardinality(v_tids);
                 {{followers}}
+                IF p_per_aggregate > 1 AND v_found BETWEEN 1 AND p_limit - 1
+                   AND (cardinality(v_tids) >= p_limit) <> (coalesce(current_setting({{runs}}, true), '') = 'deep') THEN
+                    -- Followers were looked for: whether they filled the batch decides the next
+                    -- claim's v_limit (kept only if this transaction commits).
+                    PERFORM set_config({{runs}}, CASE WHEN cardinality(v_tids) >= p_limit THEN 'deep' ELSE '' END, false);
+                END IF;
+                -- Room the followers left, after heads phases that found all they sought (there
+                -- may be more): more heads, from the claim order after the last head taken
+                -- (followers in that stretch are blocked by their heads, which this claim holds).
+                IF v_limit < p_limit AND v_found >= v_limit AND cardinality(v_tids) < p_limit
+                   AND (p_max_bytes IS NULL OR v_bytes < p_max_bytes) THEN
+                    SELECT max(ARRAY[h.priority::bigint, h.seq]) INTO v_end
+                    FROM {{table}} h WHERE h.ctid = ANY (v_tids[1:v_found]);
+                    v_limit := p_limit;
+                    v_window := 2 * (p_limit - cardinality(v_tids)) + 100;
+                    {{walk_on}}
+                    {{budget_cut}}
+                END IF;
 
                 {{mark}}
                 IF NOT FOUND AND v_floor IS NOT NULL THEN
@@ -1096,6 +1132,7 @@ BEGIN
         'followers', inbox.sql_template(inbox.ordered_claim_followers_template(), v_values),
         'window_candidates', inbox.sql_template(inbox.ordered_claim_candidates_template(), v_values),
         'share', quote_literal('pginbox_claim_share.' || c.inbox_name),
+        'runs', quote_literal('pginbox_claim_runs.' || c.inbox_name),
         'rows', inbox.sql_template(v_window_rows, v_values || '{"after": ""}'),
         'rows_on', inbox.sql_template(v_window_rows, v_values
             || '{"after": "AND (w.priority, w.seq) > (v_end[1]::integer, v_end[2])"}'));

@@ -30,8 +30,32 @@ class OrderedClaimFollowersTest extends InboxTestSupport {
         .list();
   }
 
+  /** A claim in a session that has claimed nothing with runs before (see {@link #fresh}). */
   private static List<String> claimAndCommit(String inbox, int limit, int perAggregate) {
-    return jdbi.inTransaction(h -> claim(h, inbox, limit, perAggregate));
+    return jdbi.inTransaction(
+        h -> {
+          fresh(h, inbox);
+          return claim(h, inbox, limit, perAggregate);
+        });
+  }
+
+  private static List<String> claimInTransaction(
+      Handle h, String inbox, int limit, int perAggregate) {
+    return h.inTransaction(t -> claim(t, inbox, limit, perAggregate));
+  }
+
+  /**
+   * Forgets what this session's claims with runs found: a pooled connection keeps it, and a session
+   * that found deep chains seeks fewer heads.
+   */
+  private static void fresh(Handle h, String inbox) {
+    h.execute("SELECT set_config(?, '', false)", "pginbox_claim_runs." + inbox);
+  }
+
+  private static String runsState(Handle h, String inbox) {
+    return h.select("SELECT coalesce(current_setting(?, true), '')", "pginbox_claim_runs." + inbox)
+        .mapTo(String.class)
+        .one();
   }
 
   private static PostgresInbox ordered(String name, InboxOptions options) {
@@ -54,6 +78,7 @@ class OrderedClaimFollowersTest extends InboxTestSupport {
     send(inbox, "loose", null, "b3", "B", "a6", "A");
 
     try (Handle worker1 = jdbi.open()) {
+      fresh(worker1, "runs");
       worker1.begin();
       assertThat(claim(worker1, "runs", 100, 4))
           .containsExactly("a1", "b1", "a2", "a3", "b2", "a4", "loose", "b3");
@@ -66,6 +91,46 @@ class OrderedClaimFollowersTest extends InboxTestSupport {
     send(inbox, "c1", "C", "c2", "C");
     assertThat(claimAndCommit("runs", 100, 1)).containsExactly("c1");
     assertThat(claimAndCommit("runs", 100, 1)).containsExactly("c2");
+  }
+
+  /**
+   * After a claim whose followers filled its batch, the session's next claims seek heads for a
+   * tenth of the batch and fill the rest with followers, so another worker finds heads. A claim
+   * whose followers leave room takes more heads behind the last one and goes back to heads first.
+   */
+  @Test
+  void a_session_that_finds_deep_chains_takes_fewer_heads_and_leaves_the_rest() {
+    PostgresInbox inbox = ordered("deep", InboxOptions.defaults());
+    List<String> hot = new ArrayList<>();
+    for (int i = 1; i <= 30; i++) {
+      hot.add(String.format("a%02d", i));
+      send(inbox, hot.get(i - 1), "A");
+    }
+    try (Handle session = jdbi.open()) {
+      fresh(session, "deep");
+      assertThat(claimInTransaction(session, "deep", 10, 10)).isEqualTo(hot.subList(0, 10));
+      assertThat(runsState(session, "deep")).isEqualTo("deep");
+      List<String> heads = new ArrayList<>();
+      for (int round = 1; round <= 3; round++) {
+        for (char aggregate = 'b'; aggregate <= 'k'; aggregate++) {
+          send(inbox, "" + aggregate + round, "" + aggregate);
+          if (round == 1) {
+            heads.add("" + aggregate + round);
+          }
+        }
+      }
+      session.begin();
+      // One head and nine of its followers: every other aggregate's head is left ...
+      assertThat(claim(session, "deep", 10, 10)).isEqualTo(hot.subList(10, 20));
+      // ... for another worker, whose first claim takes heads first.
+      assertThat(claimAndCommit("deep", 10, 10)).isEqualTo(heads);
+      session.commit();
+      assertThat(claimInTransaction(session, "deep", 10, 10)).isEqualTo(hot.subList(20, 30));
+      // b2's only follower leaves room: more heads after b2, and heads first again.
+      assertThat(claimInTransaction(session, "deep", 10, 10))
+          .containsExactly("b2", "c2", "d2", "e2", "f2", "g2", "h2", "i2", "j2", "b3");
+      assertThat(runsState(session, "deep")).isEmpty();
+    }
   }
 
   @Test
@@ -138,6 +203,7 @@ class OrderedClaimFollowersTest extends InboxTestSupport {
       // An operator's (or any) transaction holding a3's row.
       other.execute("SELECT 1 FROM inbox.held WHERE event_id = 'a3' FOR UPDATE");
       try (Handle worker = jdbi.open()) {
+        fresh(worker, "held");
         worker.begin();
         assertThat(claim(worker, "held", 100, 10)).containsExactly("a1", "a2", "b1", "b2");
         worker.commit();
