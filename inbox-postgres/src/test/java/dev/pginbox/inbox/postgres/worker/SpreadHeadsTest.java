@@ -80,7 +80,9 @@ class SpreadHeadsTest extends WorkerTestSupport {
 
     // Each message went to the worker whose share holds its aggregate's bucket, but for the claims
     // that asked the whole inbox (one in eight, and those that found nothing of their own at the
-    // end): without the preference about half would.
+    // end): without the preference about half would. A worker the machine starves for a while
+    // leaves more of its share to the other's whole-inbox claims (77 % own once, in a full suite
+    // run on the 2-core machine), so the bound is 70 %, well clear of a half.
     long own = 0;
     try (Handle h = JDBI.open()) {
       for (Map<String, Object> row :
@@ -91,7 +93,7 @@ class SpreadHeadsTest extends WorkerTestSupport {
         own += rank == owner ? 1 : 0;
       }
     }
-    assertThat(own).isGreaterThan(3_200);
+    assertThat(own).isGreaterThan(2_800);
     assertOrderedPerAggregate(inbox);
   }
 
