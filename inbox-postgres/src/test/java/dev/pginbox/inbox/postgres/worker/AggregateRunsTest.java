@@ -87,16 +87,7 @@ class AggregateRunsTest extends WorkerTestSupport {
             "runs",
             (builder, in, name) ->
                 builder
-                    .handler(
-                        (m, tx) -> {
-                          // Written first, so a failure after it shows the savepoint undid it.
-                          recordHandled(
-                              tx.unwrap(Handle.class), in, m.eventId(), name, m.aggregateId());
-                          if (ThreadLocalRandom.current().nextInt(5) == 0) {
-                            return Outcome.retryAfter(Duration.ofMillis(1), "random failure");
-                          }
-                          return Outcome.processed();
-                        })
+                    .handler(recordingAndFailingOneInFive(in, name))
                     .listener(
                         new WorkerListener() {
                           @Override

@@ -34,16 +34,7 @@ class OrderingAndPriorityTest extends WorkerTestSupport {
           track(
               PostgresInboxWorker.builder(
                       dataSource(), options(inbox, listen).concurrency(2).batchSize(10).build())
-                  .handler(
-                      (m, tx) -> {
-                        // Written first, so a failure after it shows that the savepoint undid it.
-                        recordHandled(
-                            tx.unwrap(Handle.class), inbox, m.eventId(), name, m.aggregateId());
-                        if (ThreadLocalRandom.current().nextInt(5) == 0) {
-                          return Outcome.retryAfter(Duration.ofMillis(1), "random failure");
-                        }
-                        return Outcome.processed();
-                      })
+                  .handler(recordingAndFailingOneInFive(inbox, name))
                   .build()));
     }
     // Several statements, so arrival order within an aggregate spans transactions.

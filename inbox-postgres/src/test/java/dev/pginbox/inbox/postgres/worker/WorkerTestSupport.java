@@ -3,6 +3,8 @@ package dev.pginbox.inbox.postgres.worker;
 import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.MessageHandler;
+import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.SqlScripts;
 import dev.pginbox.inbox.testing.TestDatabase;
@@ -10,6 +12,7 @@ import dev.pginbox.inbox.testing.TestPostgres;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
@@ -133,6 +136,20 @@ abstract class WorkerTestSupport {
         .bind(1, worker)
         .bind(2, aggregateId)
         .execute();
+  }
+
+  /**
+   * A handler that records each message ({@link #recordHandled}) first and then fails one in five
+   * at random (a retry after 1 ms): a failure after the write shows that the savepoint undid it.
+   */
+  static MessageHandler recordingAndFailingOneInFive(String inbox, String worker) {
+    return (m, tx) -> {
+      recordHandled(tx.unwrap(Handle.class), inbox, m.eventId(), worker, m.aggregateId());
+      if (ThreadLocalRandom.current().nextInt(5) == 0) {
+        return Outcome.retryAfter(Duration.ofMillis(1), "random failure");
+      }
+      return Outcome.processed();
+    };
   }
 
   /** Waits until no message of the inbox is left unprocessed. */
