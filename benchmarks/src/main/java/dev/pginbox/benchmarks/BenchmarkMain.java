@@ -12,7 +12,7 @@ import java.util.List;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar [--runs N] [--scale F] [--out FILE] [scenario...]
- * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-ordered-partitioned consume-ordered-automatic consume-budget (byte budget off/on, interleaved) consume-ahead (claim ahead off/on, interleaved) consume-runs (several messages of an aggregate per batch off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP to GreenMail;
+ * scenarios: produce consume consume-plain consume-ordered consume-partitioned consume-ordered-partitioned consume-ordered-automatic (--partitions N, default 32) consume-budget (byte budget off/on, interleaved) consume-ahead (claim ahead off/on, interleaved) consume-runs (several messages of an aggregate per batch off/on, interleaved) e2e mailroom (includes memory) delivery (SMTP to GreenMail;
  *   delivery-throughput and delivery-budget for one part only; delivery-aiosmtpd: the throughput part against
  *   aiosmtpd; not in the default set)
  *   operator (default: all)
@@ -55,6 +55,7 @@ public final class BenchmarkMain {
         case "--collector-jvm-flag" -> collectorFlags.add(args[++i]);
         case "--batch" -> peerBatch = Integer.parseInt(args[++i]);
         case "--messages" -> peerMessages = Integer.parseInt(args[++i]);
+        case "--partitions" -> ConsumeScenario.automaticPartitions = Integer.parseInt(args[++i]);
         default -> scenarios.add(args[i]);
       }
     }

@@ -40,11 +40,14 @@ final class ConsumeScenario {
     PartitionAssignment partitions(int worker, int workers) {
       return switch (this) {
         case PARTITIONED, ORDERED_PARTITIONED -> PartitionAssignment.of(worker, workers);
-        case ORDERED_AUTOMATIC -> PartitionAssignment.automatic();
+        case ORDERED_AUTOMATIC -> PartitionAssignment.automatic(automaticPartitions);
         default -> PartitionAssignment.all();
       };
     }
   }
+
+  /** Partitions of the automatic variant ({@code --partitions}). */
+  static int automaticPartitions = PartitionAssignment.Automatic.DEFAULT_PARTITIONS;
 
   static void run(Report report, int runs, double scale, List<Variant> variants, int[] batchSizes)
       throws Exception {
@@ -392,24 +395,28 @@ final class ConsumeScenario {
   }
 
   /**
-   * Waits until the workers hold every partition between them, each at least its share (a worker
+   * Waits until the workers hold every partition between them, each its share (a worker
    * gives up a surplus, and another takes it, at their heartbeats: a few seconds after a start).
    * Checked again whenever a worker's partitions change ({@code changes}, released by each worker's
    * onPartitionsChanged).
    */
   private static void awaitBalancedLeases(List<InboxWorker> workers, Semaphore changes)
       throws InterruptedException {
-    int partitions = PartitionAssignment.Automatic.DEFAULT_PARTITIONS;
+    int partitions = automaticPartitions;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       int held = 0;
       int least = Integer.MAX_VALUE;
+      int most = 0;
       for (InboxWorker worker : workers) {
         int mine = worker.heldPartitions().size();
         held += mine;
         least = Math.min(least, mine);
+        most = Math.max(most, mine);
       }
-      if (held == partitions && least >= partitions / workers.size()) {
+      // With more workers than partitions the share is one partition, and some hold none.
+      int share = (partitions + workers.size() - 1) / workers.size();
+      if (held == partitions && least >= partitions / workers.size() && most <= share) {
         return;
       }
       long left = deadline - System.nanoTime();

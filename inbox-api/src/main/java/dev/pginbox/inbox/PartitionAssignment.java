@@ -48,6 +48,16 @@ public sealed interface PartitionAssignment {
   }
 
   static PartitionAssignment automatic() {
-    return new Automatic(Automatic.DEFAULT_PARTITIONS, Automatic.DEFAULT_LEASE);
+    return automatic(Automatic.DEFAULT_PARTITIONS);
+  }
+
+  /**
+   * Automatic partitions with the default lease. At most {@code partitions} workers claim at a
+   * time; the others stand by and take over the partitions of a worker that stops or dies. On a
+   * database with few cores to spare, as many partitions as it can run batches side by side keep
+   * the throughput from falling as workers are added (docs/consuming.md, "Partitions").
+   */
+  static PartitionAssignment automatic(int partitions) {
+    return new Automatic(partitions, Automatic.DEFAULT_LEASE);
   }
 }

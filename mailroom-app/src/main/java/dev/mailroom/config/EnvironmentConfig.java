@@ -222,8 +222,7 @@ public final class EnvironmentConfig {
         if (id != null) {
           warnings.add(PARTITION_ID + " is ignored with " + PARTITION_MODE + "=auto");
         }
-        return new PartitionAssignment.Automatic(
-            partitions, PartitionAssignment.Automatic.DEFAULT_LEASE);
+        return PartitionAssignment.automatic(partitions);
       }
       case "", "static" -> {
         if (id == null && count == null) {

@@ -184,6 +184,66 @@ class PartitionsTest extends WorkerTestSupport {
         .isEqualTo(2);
   }
 
+  /**
+   * Fewer partitions than workers: the extra workers stand by, claiming nothing, and one of them
+   * takes over the partition of a worker that stops. docs/consuming.md recommends this to keep the
+   * number of batches side by side at what the database's cores can run.
+   */
+  @Test
+  void workers_beyond_the_partitions_stand_by_and_take_over_a_stopped_workers_partition() {
+    String inbox = newInbox("standby");
+    execute("SELECT inbox.enable_inbox_ordering('" + inbox + "')");
+    // Leases long enough that a slow heartbeat on a busy machine does not move one by expiry.
+    PartitionAssignment auto = new PartitionAssignment.Automatic(2, Duration.ofSeconds(6));
+    Map<String, InboxWorker> workers = new ConcurrentHashMap<>();
+    for (int w = 0; w < 4; w++) {
+      String name = "w" + w;
+      workers.put(
+          name,
+          track(
+              PostgresInboxWorker.builder(
+                      dataSource(), options(inbox, false).partitions(auto).batchSize(20).build())
+                  .workerId(name)
+                  .handler(
+                      (m, tx) -> {
+                        recordHandled(
+                            tx.unwrap(Handle.class), inbox, m.eventId(), name, m.aggregateId());
+                        return Outcome.processed();
+                      })
+                  .build()));
+    }
+    workers.values().forEach(InboxWorker::start);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> assertThat(leaseCounts(inbox)).containsExactly(1L, 1L));
+    Set<String> active = leaseOwners(inbox);
+
+    insert(inbox, "a", 0, 1000, 100);
+    awaitDrained(inbox, Duration.ofSeconds(60));
+    assertThat(workersThatHandled(inbox, "a-%")).isEqualTo(active);
+
+    // An active worker stops: it gives its lease back, and a worker on standby takes it at its
+    // next heartbeat, a third of a lease later; the other active worker keeps its own.
+    String leaving = active.iterator().next();
+    workers.get(leaving).stop();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              assertThat(leaseCounts(inbox)).containsExactly(1L, 1L);
+              assertThat(leaseOwners(inbox)).doesNotContain(leaving);
+            });
+    Set<String> after = leaseOwners(inbox);
+    assertThat(after).containsAll(active.stream().filter(w -> !w.equals(leaving)).toList());
+
+    insert(inbox, "b", 0, 1000, 100);
+    awaitDrained(inbox, Duration.ofSeconds(60));
+    assertThat(workersThatHandled(inbox, "b-%")).isEqualTo(after);
+    // Every message once (the _handled key), none retried.
+    assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isEqualTo(2000);
+    assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0")).isZero();
+  }
+
   @Test
   void a_worker_restarted_under_its_old_id_takes_its_leases_back_at_once() {
     PartitionAssignment auto = new PartitionAssignment.Automatic(4, Duration.ofSeconds(60));
@@ -212,6 +272,28 @@ class PartitionsTest extends WorkerTestSupport {
             .handler((m, tx) -> Outcome.processed())
             .build();
     assertThat(renamed.runOnce()).as("a new id waits for the old leases to expire").isZero();
+  }
+
+  private static Set<String> leaseOwners(String inbox) {
+    try (Handle h = JDBI.open()) {
+      return Set.copyOf(
+          h.createQuery(
+                  "SELECT owner_id FROM inbox.inbox_partition_leases WHERE inbox_name = ? "
+                      + "AND lease_expires_at > now()")
+              .bind(0, inbox)
+              .mapTo(String.class)
+              .list());
+    }
+  }
+
+  private static Set<String> workersThatHandled(String inbox, String eventIds) {
+    try (Handle h = JDBI.open()) {
+      return Set.copyOf(
+          h.createQuery("SELECT DISTINCT worker FROM " + inbox + "_handled WHERE event_id LIKE ?")
+              .bind(0, eventIds)
+              .mapTo(String.class)
+              .list());
+    }
   }
 
   private static List<Long> leaseCounts(String inbox) {
