@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.InboxWorker;
-import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -39,12 +37,7 @@ class ExactlyOnceTest extends WorkerTestSupport {
                           .batchSize(100)
                           .batchTimeout(Duration.ofMillis(batchTimeoutMillis))
                           .build())
-                  .handler(
-                      (m, tx) -> {
-                        recordHandled(
-                            tx.unwrap(Handle.class), inbox, m.eventId(), name, m.aggregateId());
-                        return Outcome.processed();
-                      })
+                  .handler(recording(inbox, name))
                   .build()));
     }
     workers.forEach(InboxWorker::start);

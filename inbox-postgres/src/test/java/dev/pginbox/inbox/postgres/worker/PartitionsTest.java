@@ -204,12 +204,7 @@ class PartitionsTest extends WorkerTestSupport {
               PostgresInboxWorker.builder(
                       dataSource(), options(inbox, false).partitions(auto).batchSize(20).build())
                   .workerId(name)
-                  .handler(
-                      (m, tx) -> {
-                        recordHandled(
-                            tx.unwrap(Handle.class), inbox, m.eventId(), name, m.aggregateId());
-                        return Outcome.processed();
-                      })
+                  .handler(recording(inbox, name))
                   .build()));
     }
     workers.values().forEach(InboxWorker::start);

@@ -138,6 +138,14 @@ abstract class WorkerTestSupport {
         .execute();
   }
 
+  /** A handler that records each message as handled by {@code worker} ({@link #recordHandled}). */
+  static MessageHandler recording(String inbox, String worker) {
+    return (m, tx) -> {
+      recordHandled(tx.unwrap(Handle.class), inbox, m.eventId(), worker, m.aggregateId());
+      return Outcome.processed();
+    };
+  }
+
   /**
    * A handler that records each message ({@link #recordHandled}) first and then fails one in five
    * at random (a retry after 1 ms): a failure after the write shows that the savepoint undid it.
