@@ -212,6 +212,13 @@ class PartitionsTest extends WorkerTestSupport {
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(() -> assertThat(leaseCounts(inbox)).containsExactly(1L, 1L));
     Set<String> active = leaseOwners(inbox);
+    // Operators see the other two as live workers that hold no partition.
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox.inbox_workers('"
+                    + inbox
+                    + "') WHERE state = 'live' AND partitions_held = '{}'"))
+        .isEqualTo(2);
 
     insert(inbox, "a", 0, 1000, 100);
     awaitDrained(inbox, Duration.ofSeconds(60));
