@@ -55,7 +55,8 @@ public sealed interface PartitionAssignment {
    * Automatic partitions with the default lease. At most {@code partitions} workers claim at a
    * time; the others stand by and take over the partitions of a worker that stops or dies. On a
    * database with few cores to spare, as many partitions as it can run batches side by side keep
-   * the throughput from falling as workers are added (docs/consuming.md, "Partitions").
+   * the throughput from falling as workers are added (docs/consuming.md, "More workers than the
+   * database has cores").
    */
   static PartitionAssignment automatic(int partitions) {
     return new Automatic(partitions, Automatic.DEFAULT_LEASE);
