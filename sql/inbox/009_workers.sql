@@ -308,15 +308,20 @@ BEGIN
             WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now()
             ORDER BY partition_id DESC LIMIT v_owned - v_share
         LOOP
-            -- Busy (one of our claim transactions holds it): give it up at a later heartbeat. It
-            -- is left out of the result all the same, so our claims stop locking it meanwhile and
-            -- the next try succeeds even under constant load.
+            -- Busy (one of our claim transactions holds it): it is left out of the result all the
+            -- same, so our claims stop locking it, and its lease ends now (an UPDATE of the expiry
+            -- does not wait for the claims' KEY SHARE locks). A worker below its share then takes
+            -- it at its own next heartbeat once our claim transaction has ended (its FOR UPDATE
+            -- SKIP LOCKED passes it over until then), instead of after our next heartbeat as well.
             v_surplus := v_surplus || v_part;
             PERFORM 1 FROM inbox.inbox_partition_leases
             WHERE inbox_name = p_inbox AND partition_id = v_part
             FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
                 UPDATE inbox.inbox_partition_leases SET owner_id = NULL, lease_expires_at = '-infinity'
+                WHERE inbox_name = p_inbox AND partition_id = v_part AND owner_id = p_worker;
+            ELSE
+                UPDATE inbox.inbox_partition_leases SET lease_expires_at = now()
                 WHERE inbox_name = p_inbox AND partition_id = v_part AND owner_id = p_worker;
             END IF;
         END LOOP;

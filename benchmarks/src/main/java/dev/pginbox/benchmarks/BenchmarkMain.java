@@ -20,6 +20,7 @@ import java.util.List;
  *   or worker, --batch N (default 100) and --messages N (default 100,000 x scale)
  * --mailroom-jar PATH (default mailroom-app/target/mailroom-app.jar), --collector-jvm-flag FLAG (repeatable)
  * footprint: the distribution's bin/mailroom (--mailroom-dist PATH, default mailroom-app/target/mailroom/mailroom)
+ * rebalance: how long a joining worker takes to hold its share of automatic partitions (not in the default set)
  * </pre>
  */
 public final class BenchmarkMain {
@@ -101,6 +102,7 @@ public final class BenchmarkMain {
       case "consume-ahead" -> ConsumeScenario.runClaimAhead(report, runs, scale);
       case "consume-runs" -> ConsumeScenario.runAggregateRuns(report, runs, scale);
       case "consume-profile" -> ConsumeProfileScenario.run(report, runs, scale);
+      case "rebalance" -> RebalanceScenario.run(report, runs);
       case "e2e" -> EndToEndScenario.run(report, scale);
       case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
       case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);
