@@ -19,6 +19,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -385,13 +387,8 @@ final class ConsumeScenario {
    */
   private static void awaitPeers(List<String> ids, Map<String, Integer> places, Semaphore changes)
       throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!ids.stream().allMatch(id -> Integer.valueOf(ids.size()).equals(places.get(id)))) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0 || !changes.tryAcquire(left, TimeUnit.NANOSECONDS)) {
-        throw new IllegalStateException("workers did not see each other within 60 s: " + places);
-      }
-    }
+    awaitChange(changes, () -> ids.stream().allMatch(id -> Integer.valueOf(ids.size()).equals(places.get(id))),
+        () -> "workers did not see each other within 60 s: " + places);
   }
 
   /**
@@ -403,8 +400,9 @@ final class ConsumeScenario {
   private static void awaitBalancedLeases(List<InboxWorker> workers, Semaphore changes)
       throws InterruptedException {
     int partitions = automaticPartitions;
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
+    // With more workers than partitions the share is one partition, and some hold none.
+    int share = (partitions + workers.size() - 1) / workers.size();
+    awaitChange(changes, () -> {
       int held = 0;
       int least = Integer.MAX_VALUE;
       int most = 0;
@@ -414,17 +412,24 @@ final class ConsumeScenario {
         least = Math.min(least, mine);
         most = Math.max(most, mine);
       }
-      // With more workers than partitions the share is one partition, and some hold none.
-      int share = (partitions + workers.size() - 1) / workers.size();
-      if (held == partitions && least >= partitions / workers.size() && most <= share) {
-        return;
-      }
+      return held == partitions && least >= partitions / workers.size() && most <= share;
+    }, () -> "partition leases not balanced within 60 s: " + workers.stream().map(w -> w.heldPartitions().size()).toList());
+  }
+
+  /**
+   * Waits until {@code done} holds, checking it again whenever {@code changes} is released (by a
+   * worker listener's onPartitionsChanged or onPeersChanged); fails after 60 s with {@code state}.
+   */
+  static void awaitChange(Semaphore changes, BooleanSupplier done, Supplier<String> state) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!done.getAsBoolean()) {
       long left = deadline - System.nanoTime();
       if (left <= 0 || !changes.tryAcquire(left, TimeUnit.NANOSECONDS)) {
-        throw new IllegalStateException("partition leases not balanced within 60 s: " + held + " held, least " + least);
+        throw new IllegalStateException(state.get());
       }
     }
   }
+
 
   /**
    * Holds every worker's first claim until all workers have started, so that a drain times the

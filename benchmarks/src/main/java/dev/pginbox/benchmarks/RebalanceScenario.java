@@ -3,10 +3,13 @@ package dev.pginbox.benchmarks;
 import dev.pginbox.inbox.BatchResult;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -29,26 +32,27 @@ final class RebalanceScenario {
     PostgresInboxManager.create(db.dataSource).createInbox("rebalance");
     db.execute("INSERT INTO inbox.rebalance (event_id, event_type, source, aggregate_id, payload) "
         + "SELECT 'm' || g, 't', 'bench', 'agg-' || (g % 1000), '{}' FROM generate_series(1, 2000000) g");
-    InboxWorker first = worker(db, "first");
+    Semaphore changes = new Semaphore(0); // a worker's partitions changed
+    InboxWorker first = worker(db, "first", changes);
     first.start();
     Measurements ms = new Measurements();
     StringBuilder each = new StringBuilder();
     try {
-      awaitHeld(first, PARTITIONS);
+      awaitHeld(first, PARTITIONS, changes);
       for (int run = 0; run < runs; run++) {
         Thread.sleep(1000 + ThreadLocalRandom.current().nextInt(3000)); // any point of the heartbeats
-        InboxWorker second = worker(db, "second-" + run);
+        InboxWorker second = worker(db, "second-" + run, changes);
         long start = System.nanoTime();
         second.start();
         try {
-          awaitHeld(second, PARTITIONS / 2);
+          awaitHeld(second, PARTITIONS / 2, changes);
           double took = (System.nanoTime() - start) / 1e6;
           ms.add(took);
           each.append(each.isEmpty() ? "" : ", ").append(String.format("%,.0f", took));
         } finally {
           second.stop();
         }
-        awaitHeld(first, PARTITIONS);
+        awaitHeld(first, PARTITIONS, changes);
       }
     } finally {
       first.stop();
@@ -60,7 +64,7 @@ final class RebalanceScenario {
     report.row(runs, each, ms.summary());
   }
 
-  private static InboxWorker worker(BenchDatabase db, String id) {
+  private static InboxWorker worker(BenchDatabase db, String id, Semaphore changes) {
     WorkerOptions options = WorkerOptions.builder("rebalance")
         .batchSize(100)
         .pollInterval(Duration.ofMillis(100))
@@ -70,6 +74,12 @@ final class RebalanceScenario {
     // Own connections, as a separate process would have (the pool is for producers).
     return PostgresInboxWorker.builder(db.database.dataSource(), options)
         .workerId(id)
+        .listener(new WorkerListener() {
+          @Override
+          public void onPartitionsChanged(Set<Integer> held, int partitions) {
+            changes.release();
+          }
+        })
         .batchHandler((claimed, tx) -> {
           Thread.sleep(2);
           return BatchResult.allProcessed();
@@ -77,13 +87,8 @@ final class RebalanceScenario {
         .build();
   }
 
-  private static void awaitHeld(InboxWorker worker, int partitions) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (worker.heldPartitions().size() < partitions) {
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("no share of the partitions within 60 s: " + worker.heldPartitions());
-      }
-      Thread.sleep(5);
-    }
+  private static void awaitHeld(InboxWorker worker, int partitions, Semaphore changes) throws InterruptedException {
+    ConsumeScenario.awaitChange(changes, () -> worker.heldPartitions().size() >= partitions,
+        () -> "no share of the partitions within 60 s: " + worker.heldPartitions());
   }
 }
