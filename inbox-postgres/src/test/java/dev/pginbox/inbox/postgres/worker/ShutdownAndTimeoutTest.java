@@ -3,10 +3,20 @@ package dev.pginbox.inbox.postgres.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,6 +28,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /** Graceful stop, the processing timeout, and start/stop cycles that leak nothing. */
 class ShutdownAndTimeoutTest extends WorkerTestSupport {
+
+  /**
+   * More than a worker of two processors keeps (processors, coordinator, listener, maintenance).
+   */
+  private static final int POOL_SIZE = 8;
 
   /**
    * Every message is either processed with its handler's write, or pending without it: nothing
@@ -180,6 +195,66 @@ class ShutdownAndTimeoutTest extends WorkerTestSupport {
     hangOver.set(true);
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE processed_at IS NULL"))
         .isZero();
+  }
+
+  /**
+   * An application that lends the worker its own pool gets every connection back intact: stopping
+   * cuts none of them (the pool would evict each cut one, with a warning and a stack trace).
+   */
+  @ParameterizedTest(name = "listen={0}")
+  @ValueSource(booleans = {true, false})
+  void a_worker_on_an_applications_pool_gives_every_connection_back_intact_at_stop(boolean listen)
+      throws SQLException, InterruptedException {
+    String inbox = newInbox("pool");
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(DB.jdbcUrl());
+    config.setUsername(DB.user());
+    config.setPassword(DB.password());
+    config.setMaximumPoolSize(POOL_SIZE);
+    config.setMinimumIdle(POOL_SIZE);
+    try (HikariDataSource pool = new HikariDataSource(config)) {
+      InboxWorker worker =
+          PostgresInboxWorker.builder(pool, options(inbox, listen).concurrency(2).build())
+              .handler(recording(inbox, "w"))
+              .build();
+      worker.start();
+      insert(inbox, "m", 0, 200, 20);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> count("SELECT count(*) FROM " + inbox + "_handled") == 200);
+      List<Long> used =
+          JDBI.withHandle(
+              h ->
+                  h.createQuery(
+                          "SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'inbox:"
+                              + inbox
+                              + ":%'")
+                      .mapTo(Long.class)
+                      .list());
+      assertThat(used).hasSizeGreaterThanOrEqualTo(listen ? 4 : 3);
+      worker.stop();
+      assertThat(worker.awaitTermination(Duration.ofSeconds(1))).isTrue();
+
+      // All of the pool's connections at once: an evicted one would be a new backend.
+      List<Connection> all = new ArrayList<>();
+      Set<Long> pooled = new HashSet<>();
+      try {
+        for (int i = 0; i < POOL_SIZE; i++) {
+          Connection c = pool.getConnection();
+          all.add(c);
+          try (Statement s = c.createStatement();
+              ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            pooled.add(rs.getLong(1));
+          }
+        }
+      } finally {
+        for (Connection c : all) {
+          c.close();
+        }
+      }
+      assertThat(pooled).containsAll(used);
+    }
   }
 
   @Test

@@ -38,6 +38,7 @@ final class Coordinator implements Runnable {
   private final WorkerContext ctx;
   private final Wakeups wakeups;
   private final ClaimQueue queue;
+  private final ListenerWake listenerWake;
   private final boolean primary;
   private final long batchTimeoutNanos;
   private final long pollNanos;
@@ -60,11 +61,17 @@ final class Coordinator implements Runnable {
 
   private long firstSeen;
 
-  Coordinator(RunControl run, WorkerContext ctx, Wakeups wakeups, ClaimQueue queue) {
+  Coordinator(
+      RunControl run,
+      WorkerContext ctx,
+      Wakeups wakeups,
+      ClaimQueue queue,
+      ListenerWake listenerWake) {
     this.run = run;
     this.ctx = ctx;
     this.wakeups = wakeups;
     this.queue = queue;
+    this.listenerWake = listenerWake;
     // Without LISTEN this connection is the one whose state the application hears about.
     this.primary = !ctx.options().listen();
     this.batchTimeoutNanos = ctx.options().batchTimeout().toNanos();
@@ -96,6 +103,7 @@ final class Coordinator implements Runnable {
           ctx.scope().ordered(ordered);
           queue.claimsOnShortBatch(claimOnHint && ordered);
           loop(wc);
+          listenerWake.wake(wc);
         });
   }
 

@@ -18,8 +18,8 @@ import org.postgresql.PGNotification;
 final class NotificationListener implements Runnable {
 
   /**
-   * How long one wait for notifications lasts; stop() aborts the connection rather than waiting
-   * this out.
+   * How long one wait for notifications lasts; stop wakes the listener rather than waiting this out
+   * ({@link ListenerWake}).
    */
   private static final int WAIT_MILLIS = 5_000;
 
@@ -27,12 +27,15 @@ final class NotificationListener implements Runnable {
   private final WorkerContext ctx;
   private final Wakeups wakeups;
   private final ClaimQueue queue;
+  private final ListenerWake wake;
 
-  NotificationListener(RunControl run, WorkerContext ctx, Wakeups wakeups, ClaimQueue queue) {
+  NotificationListener(
+      RunControl run, WorkerContext ctx, Wakeups wakeups, ClaimQueue queue, ListenerWake wake) {
     this.run = run;
     this.ctx = ctx;
     this.wakeups = wakeups;
     this.queue = queue;
+    this.wake = wake;
   }
 
   @Override
@@ -48,21 +51,25 @@ final class NotificationListener implements Runnable {
               "inbox " + ctx.inbox() + " does not exist", ctx.inbox(), null));
       return;
     }
+    PGConnection pg = wc.connection().unwrap(PGConnection.class);
+    String stopChannel = ListenerWake.channelOf(pg.getBackendPID());
     try (Statement s = wc.connection().createStatement()) {
-      s.execute("LISTEN \"" + channel.replace("\"", "\"\"") + "\"");
+      s.execute("LISTEN " + quoted(channel) + "; LISTEN " + quoted(stopChannel));
     }
+    wake.listening(stopChannel);
     PromptNotifications.enable(wc.connection());
     ctx.events().recovered("listener");
     connected.run();
     wakeups.post(Wakeups.Event.CONNECTED);
-    PGConnection pg = wc.connection().unwrap(PGConnection.class);
     Duration check = ctx.options().idleConnectionCheck();
     int wait = check == null ? WAIT_MILLIS : (int) Math.min(WAIT_MILLIS, check.toMillis());
     long quietSince = System.nanoTime();
     while (!run.stopping()) {
       PGNotification[] notifications = pg.getNotifications(wait);
       if (notifications != null && notifications.length > 0) {
-        notified();
+        if (anyOn(notifications, channel)) {
+          notified();
+        }
         quietSince = System.nanoTime();
       } else if (check != null && System.nanoTime() - quietSince >= check.toNanos()) {
         // Waiting reads, but a peer gone without closing the connection sends nothing: only a
@@ -71,6 +78,19 @@ final class NotificationListener implements Runnable {
         quietSince = System.nanoTime();
       }
     }
+  }
+
+  private static String quoted(String channel) {
+    return "\"" + channel.replace("\"", "\"\"") + "\"";
+  }
+
+  private static boolean anyOn(PGNotification[] notifications, String channel) {
+    for (PGNotification n : notifications) {
+      if (n.getName().equals(channel)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

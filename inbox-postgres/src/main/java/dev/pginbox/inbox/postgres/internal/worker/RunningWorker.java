@@ -28,6 +28,10 @@ final class RunningWorker implements RunControl {
   private final WorkerContext ctx;
   private final Consumer<Throwable> onFatal;
   private final AtomicBoolean stopping = new AtomicBoolean();
+
+  /** Stop has cut the long-lived connections still open after the grace period. */
+  private volatile boolean connectionsCut;
+
   private volatile boolean failed;
   private final CountDownLatch stopLatch = new CountDownLatch(1);
   private final Wakeups wakeups = new Wakeups();
@@ -69,10 +73,11 @@ final class RunningWorker implements RunControl {
     for (int i = 0; i < processors(ctx); i++) {
       threads.startProcessor(new Processor(shared, i == 0 ? firstConnection : null));
     }
+    ListenerWake listenerWake = new ListenerWake();
     if (ctx.options().listen()) {
-      threads.start(new NotificationListener(this, ctx, wakeups, queue), "listener");
+      threads.start(new NotificationListener(this, ctx, wakeups, queue, listenerWake), "listener");
     }
-    threads.start(new Coordinator(this, ctx, wakeups, queue), "coordinator");
+    threads.start(new Coordinator(this, ctx, wakeups, queue, listenerWake), "coordinator");
   }
 
   /** One per unit of concurrency, and with claim ahead one more (see {@link HandlerTurns}). */
@@ -104,7 +109,7 @@ final class RunningWorker implements RunControl {
   @Override
   public void opened(WorkerConnection wc) {
     connections.add(wc);
-    if (stopping.get()) {
+    if (connectionsCut) {
       wc.abort();
     }
   }
@@ -122,16 +127,24 @@ final class RunningWorker implements RunControl {
   /**
    * Stops claiming, waits for in-flight batches up to the grace period, rolls back the rest by
    * closing their connections, gives the leases back and waits for every thread.
+   *
+   * <p>The coordinator and the listener end on their own (the coordinator wakes the listener, see
+   * {@link ListenerWake}) and give their connections back intact: a pool lent by the application
+   * keeps them. Only a connection still open after the grace period is cut (a statement waiting for
+   * an answer that does not come); neither holds a transaction.
    */
   void shutdown() {
     stopLatch.countDown();
     wakeups.post(Wakeups.Event.STOP);
     queue.stop();
-    for (WorkerConnection wc : connections) {
-      wc.abort(); // the LISTEN connection blocks in a read; the coordinator's holds no transaction
-    }
     periodic.stopScheduling();
-    threads.joinProcessors(System.nanoTime() + ctx.options().shutdownGrace().toNanos());
+    long graceEnd = System.nanoTime() + ctx.options().shutdownGrace().toNanos();
+    threads.joinProcessors(graceEnd);
+    threads.joinAll(graceEnd);
+    connectionsCut = true;
+    for (WorkerConnection wc : connections) {
+      wc.abort();
+    }
     for (InFlightBatch batch : watchdog.inFlight()) {
       if (batch.stop()) {
         LOG.warn(
