@@ -262,10 +262,24 @@ $$;
 -- so heartbeats never wait for claims.
 DROP FUNCTION IF EXISTS inbox.partition_lock_key(text);
 
+-- The channel on which the automatic partition mode's heartbeats tell an inbox's workers that
+-- the workers changed or partitions came free. The hyphens keep it apart from every inbox's own
+-- channel (inbox_<name> by default); inbox names are at most 40 characters, so it stays within
+-- PostgreSQL's 63 for a channel name.
+CREATE OR REPLACE FUNCTION inbox.lease_channel(p_inbox text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+RETURN 'inbox-leases-' || p_inbox;
+
 -- One heartbeat of p_worker: refreshes its registration, forgets workers silent for longer than
 -- a lease, renews its live leases, gives up partitions above its fair share, takes free or expired
 -- ones below it. Returns the partitions it holds afterwards and may claim from (a surplus one it
--- could not give up yet is left out). The database clock decides.
+-- could not give up yet is left out). The database clock decides. When the workers change (this
+-- one joins, a silent one is forgotten) or it gives partitions up, it notifies the inbox's lease
+-- channel, inbox.lease_channel(p_inbox), at commit: the other workers beat at once instead of at
+-- their next heartbeat, so a joining worker gets its share, and the partitions of a worker gone
+-- are taken, without waiting out a heartbeat interval.
 CREATE OR REPLACE FUNCTION inbox.worker_heartbeat(p_inbox text, p_worker text, p_partitions integer, p_lease interval)
 RETURNS integer[]
 LANGUAGE plpgsql
@@ -278,6 +292,8 @@ DECLARE
     v_part integer;
     v_surplus integer[] := '{}';
     v_result integer[];
+    v_joined boolean;
+    v_forgotten integer;
 BEGIN
     PERFORM inbox.inbox_config_of(p_inbox);
     IF p_partitions IS NULL OR p_partitions < 1 OR p_partitions > 1024 THEN
@@ -286,11 +302,17 @@ BEGIN
     IF p_lease IS NULL OR p_lease <= interval '0' THEN
         RAISE EXCEPTION 'lease must be positive' USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    INSERT INTO inbox.inbox_workers AS w (inbox_name, worker_id)
-    VALUES (p_inbox, p_worker)
-    ON CONFLICT (inbox_name, worker_id) DO UPDATE SET heartbeat_at = now();
+    UPDATE inbox.inbox_workers SET heartbeat_at = now()
+    WHERE inbox_name = p_inbox AND worker_id = p_worker;
+    v_joined := NOT FOUND;
+    IF v_joined THEN
+        INSERT INTO inbox.inbox_workers (inbox_name, worker_id)
+        VALUES (p_inbox, p_worker)
+        ON CONFLICT (inbox_name, worker_id) DO UPDATE SET heartbeat_at = now();
+    END IF;
     DELETE FROM inbox.inbox_workers
     WHERE inbox_name = p_inbox AND heartbeat_at < now() - p_lease AND worker_id <> p_worker;
+    GET DIAGNOSTICS v_forgotten = ROW_COUNT;
     INSERT INTO inbox.inbox_partition_leases (inbox_name, partition_id)
     SELECT p_inbox, g FROM generate_series(0, p_partitions - 1) AS g
     ON CONFLICT DO NOTHING;
@@ -346,6 +368,9 @@ BEGIN
     FROM inbox.inbox_partition_leases
     WHERE inbox_name = p_inbox AND owner_id = p_worker AND lease_expires_at > now() AND partition_id < p_partitions
       AND NOT partition_id = ANY (v_surplus);
+    IF v_joined OR v_forgotten > 0 OR cardinality(v_surplus) > 0 THEN
+        PERFORM pg_notify(inbox.lease_channel(p_inbox), '');
+    END IF;
     RETURN v_result;
 END;
 $$;
@@ -425,6 +450,9 @@ BEGIN
     UPDATE inbox.inbox_partition_leases SET owner_id = NULL, lease_expires_at = '-infinity'
     WHERE inbox_name = p_inbox AND owner_id = p_worker;
     DELETE FROM inbox.inbox_workers WHERE inbox_name = p_inbox AND worker_id = p_worker;
+    IF FOUND THEN
+        PERFORM pg_notify(inbox.lease_channel(p_inbox), '');
+    END IF;
 END;
 $$;
 

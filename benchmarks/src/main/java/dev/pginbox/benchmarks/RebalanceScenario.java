@@ -16,8 +16,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * How long a worker that joins takes to hold its share of automatic partitions while another
  * worker drains a backlog (every lease busy in its claims): one worker holds all 32 partitions,
  * then, once per run, a second starts and is timed until it holds 16; it stops again and the first
- * takes them back. Default leases (10 s, a heartbeat every 3.3 s); a handler that spends 2 ms per
- * batch of 100, so the first worker is always inside a claim transaction.
+ * is timed until it holds all 32 again (from the end of the second's stop). Default leases (10 s, a
+ * heartbeat every 3.3 s); a handler that spends 2 ms per batch of 100, so the first worker is
+ * always inside a claim transaction.
  */
 final class RebalanceScenario {
 
@@ -26,8 +27,9 @@ final class RebalanceScenario {
   private RebalanceScenario() {}
 
   static void run(Report report, int runs) throws Exception {
-    report.section("A joining worker's share of 32 automatic partitions while another drains (ms from its start)",
-        "| runs | each | median (min..max) |");
+    report.section("A joining worker's share of 32 automatic partitions while another drains, and the"
+            + " partitions of a leaving one (ms)",
+        "| until | runs | each | median (min..max) |");
     BenchDatabase db = BenchDatabase.create("rebalance");
     PostgresInboxManager.create(db.dataSource).createInbox("rebalance");
     db.execute("INSERT INTO inbox.rebalance (event_id, event_type, source, aggregate_id, payload) "
@@ -35,8 +37,10 @@ final class RebalanceScenario {
     Semaphore changes = new Semaphore(0); // a worker's partitions changed
     InboxWorker first = worker(db, "first", changes);
     first.start();
-    Measurements ms = new Measurements();
-    StringBuilder each = new StringBuilder();
+    Measurements joined = new Measurements();
+    Measurements left = new Measurements();
+    StringBuilder eachJoined = new StringBuilder();
+    StringBuilder eachLeft = new StringBuilder();
     try {
       awaitHeld(first, PARTITIONS, changes);
       for (int run = 0; run < runs; run++) {
@@ -46,22 +50,30 @@ final class RebalanceScenario {
         second.start();
         try {
           awaitHeld(second, PARTITIONS / 2, changes);
-          double took = (System.nanoTime() - start) / 1e6;
-          ms.add(took);
-          each.append(each.isEmpty() ? "" : ", ").append(String.format("%,.0f", took));
+          add(joined, eachJoined, start);
         } finally {
           second.stop();
         }
+        long stopped = System.nanoTime();
         awaitHeld(first, PARTITIONS, changes);
+        add(left, eachLeft, stopped);
       }
     } finally {
       first.stop();
     }
-    long left = db.count("SELECT count(*) FROM inbox.rebalance WHERE processed_at IS NULL");
-    if (left == 0) {
+    long waiting = db.count("SELECT count(*) FROM inbox.rebalance WHERE processed_at IS NULL");
+    if (waiting == 0) {
       throw new IllegalStateException("the backlog ran out: the leases were not busy throughout");
     }
-    report.row(runs, each, ms.summary());
+    report.row("the joining worker holds 16 (from its start)", runs, eachJoined, joined.summary());
+    report.row("the other holds 32 again (from the end of the leaving one's stop)", runs, eachLeft,
+        left.summary());
+  }
+
+  private static void add(Measurements ms, StringBuilder each, long sinceNanos) {
+    double took = (System.nanoTime() - sinceNanos) / 1e6;
+    ms.add(took);
+    each.append(each.isEmpty() ? "" : ", ").append(String.format("%,.0f", took));
   }
 
   private static InboxWorker worker(BenchDatabase db, String id, Semaphore changes) {

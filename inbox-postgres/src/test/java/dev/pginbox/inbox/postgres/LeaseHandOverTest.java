@@ -2,16 +2,20 @@ package dev.pginbox.inbox.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.SQLException;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 /**
- * inbox.worker_heartbeat (009_workers.sql) hands a surplus partition over while its owner keeps
- * claiming: a surplus that one of the owner's claim transactions is using cannot be given up at
- * once, but its lease ends at that heartbeat, so the worker below its share takes it at its own
- * next heartbeat once the claim has ended, not one heartbeat of the owner later. A partition is
- * still never claimed by two workers at once.
+ * inbox.worker_heartbeat (009_workers.sql) tells the other workers on the lease channel when to
+ * beat, and hands a surplus partition over while its owner keeps claiming: a surplus that one of
+ * the owner's claim transactions is using cannot be given up at once, but its lease ends at that
+ * heartbeat, so the worker below its share takes it at its own next heartbeat once the claim has
+ * ended, not one heartbeat of the owner later. A partition is still never claimed by two workers at
+ * once.
  */
 class LeaseHandOverTest extends InboxTestSupport {
 
@@ -26,6 +30,65 @@ class LeaseHandOverTest extends InboxTestSupport {
     return h.select("SELECT unnest(inbox.lease_guard(?, ?, ARRAY[0, 1]))", inbox, worker)
         .mapTo(Integer.class)
         .list();
+  }
+
+  /**
+   * A heartbeat that changes the workers (one joins, a silent one is forgotten) or gives partitions
+   * up, and a worker leaving, notify the inbox's lease channel, so the others beat at once; a plain
+   * renewal or a take does not.
+   */
+  @Test
+  void heartbeats_notify_the_lease_channel_when_the_workers_change_or_partitions_come_free()
+      throws SQLException {
+    String inbox = "lease_news";
+    manager.createInbox(inbox);
+    try (Handle a = jdbi.open();
+        Handle b = jdbi.open();
+        Handle c = jdbi.open();
+        Handle listener = jdbi.open()) {
+      String channel =
+          listener.select("SELECT inbox.lease_channel(?)", inbox).mapTo(String.class).one();
+      assertThat(channel).isEqualTo("inbox-leases-lease_news");
+      listener.execute("LISTEN \"" + channel + "\"");
+
+      heartbeat(a, inbox, "a");
+      assertThat(notifications(listener)).as("a joins").isEqualTo(1);
+      heartbeat(a, inbox, "a");
+      assertThat(notifications(listener)).as("a renews").isZero();
+      heartbeat(b, inbox, "b");
+      assertThat(notifications(listener)).as("b joins, takes nothing yet").isEqualTo(1);
+      assertThat(heartbeat(a, inbox, "a")).containsExactly(0);
+      assertThat(notifications(listener)).as("a gives partition 1 up").isEqualTo(1);
+      assertThat(heartbeat(b, inbox, "b")).containsExactly(1);
+      assertThat(notifications(listener)).as("b takes it").isZero();
+
+      c.select("SELECT inbox.worker_heartbeat(?, 'c', 2, interval '1 hour')", inbox)
+          .mapTo(String.class)
+          .one();
+      assertThat(notifications(listener)).as("c joins").isEqualTo(1);
+      c.execute("SELECT pg_sleep(0.01)");
+      // For "a", with a lease of a millisecond, "b" and "c" have been silent too long.
+      a.select("SELECT inbox.worker_heartbeat(?, 'a', 2, interval '1 millisecond')", inbox)
+          .mapTo(String.class)
+          .one();
+      assertThat(notifications(listener)).as("a forgets b and c").isEqualTo(1);
+
+      a.execute("SELECT inbox.worker_leave(?, 'a')", inbox);
+      assertThat(notifications(listener)).as("a leaves").isEqualTo(1);
+      a.execute("SELECT inbox.worker_leave(?, 'a')", inbox);
+      assertThat(notifications(listener)).as("a is gone already").isZero();
+    }
+  }
+
+  /**
+   * The notifications on {@code listener}'s channels that committed before now: a statement on it
+   * takes in every one delivered so far.
+   */
+  private static int notifications(Handle listener) throws SQLException {
+    listener.execute("SELECT 1");
+    PGNotification[] received =
+        listener.getConnection().unwrap(PGConnection.class).getNotifications();
+    return received == null ? 0 : received.length;
   }
 
   @Test

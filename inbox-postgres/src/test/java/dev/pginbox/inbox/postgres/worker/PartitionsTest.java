@@ -246,6 +246,55 @@ class PartitionsTest extends WorkerTestSupport {
     assertThat(count("SELECT count(*) FROM inbox." + inbox + " WHERE retry_count > 0")).isZero();
   }
 
+  /**
+   * With a one-minute lease a heartbeat comes every 20 s, but the workers need not wait for it: a
+   * worker that joins, and one that leaves, tell the others on the inbox's lease channel, and they
+   * beat at once. So the joining worker has its share, and the partitions of the one that left are
+   * taken, well before anyone's next heartbeat.
+   */
+  @Test
+  void
+      a_joining_worker_gets_its_share_and_a_leaving_ones_partitions_are_taken_before_the_next_heartbeat() {
+    String inbox = newInbox("lease_news");
+    PartitionAssignment auto = new PartitionAssignment.Automatic(4, Duration.ofSeconds(60));
+    InboxWorker first = track(automaticWorker(inbox, auto, "first"));
+    first.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> leaseCounts(inbox).equals(List.of(4L)));
+
+    InboxWorker second = track(automaticWorker(inbox, auto, "second"));
+    second.start();
+    // The first worker's next heartbeat is about 20 s away.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(leaseCounts(inbox)).containsExactly(2L, 2L));
+    insert(inbox, "a", 0, 400, 40);
+    awaitDrained(inbox, Duration.ofSeconds(30));
+    assertThat(workersThatHandled(inbox, "a-%")).containsExactlyInAnyOrder("first", "second");
+
+    // So is the second worker's, which beat when it took its share.
+    first.stop();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(leaseCounts(inbox)).containsExactly(4L);
+              assertThat(leaseOwners(inbox)).containsExactly("second");
+            });
+    insert(inbox, "b", 0, 400, 40);
+    awaitDrained(inbox, Duration.ofSeconds(30));
+    assertThat(workersThatHandled(inbox, "b-%")).containsExactly("second");
+    assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isEqualTo(800);
+  }
+
+  private static InboxWorker automaticWorker(
+      String inbox, PartitionAssignment partitions, String id) {
+    return PostgresInboxWorker.builder(
+            dataSource(), options(inbox, true).partitions(partitions).batchSize(20).build())
+        .workerId(id)
+        .handler(recording(inbox, id))
+        .build();
+  }
+
   @Test
   void a_worker_restarted_under_its_old_id_takes_its_leases_back_at_once() {
     PartitionAssignment auto = new PartitionAssignment.Automatic(4, Duration.ofSeconds(60));

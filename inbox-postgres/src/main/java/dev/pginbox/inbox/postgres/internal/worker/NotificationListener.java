@@ -28,14 +28,25 @@ final class NotificationListener implements Runnable {
   private final Wakeups wakeups;
   private final ClaimQueue queue;
   private final ListenerWake wake;
+  private final Runnable onLeasesChanged;
 
+  /**
+   * {@code onLeasesChanged}: in the automatic partition mode, what a notification on the inbox's
+   * lease channel does (null otherwise: that channel is not listened to).
+   */
   NotificationListener(
-      RunControl run, WorkerContext ctx, Wakeups wakeups, ClaimQueue queue, ListenerWake wake) {
+      RunControl run,
+      WorkerContext ctx,
+      Wakeups wakeups,
+      ClaimQueue queue,
+      ListenerWake wake,
+      Runnable onLeasesChanged) {
     this.run = run;
     this.ctx = ctx;
     this.wakeups = wakeups;
     this.queue = queue;
     this.wake = wake;
+    this.onLeasesChanged = onLeasesChanged;
   }
 
   @Override
@@ -53,8 +64,14 @@ final class NotificationListener implements Runnable {
     }
     PGConnection pg = wc.connection().unwrap(PGConnection.class);
     String stopChannel = ListenerWake.channelOf(pg.getBackendPID());
+    String leaseChannel = onLeasesChanged == null ? null : leaseChannelOf(wc);
     try (Statement s = wc.connection().createStatement()) {
-      s.execute("LISTEN " + quoted(channel) + "; LISTEN " + quoted(stopChannel));
+      s.execute(
+          "LISTEN "
+              + quoted(channel)
+              + "; LISTEN "
+              + quoted(stopChannel)
+              + (leaseChannel == null ? "" : "; LISTEN " + quoted(leaseChannel)));
     }
     wake.listening(stopChannel);
     PromptNotifications.enable(wc.connection());
@@ -69,6 +86,9 @@ final class NotificationListener implements Runnable {
       if (notifications != null && notifications.length > 0) {
         if (anyOn(notifications, channel)) {
           notified();
+        }
+        if (leaseChannel != null && anyOn(notifications, leaseChannel)) {
+          onLeasesChanged.run();
         }
         quietSince = System.nanoTime();
       } else if (check != null && System.nanoTime() - quietSince >= check.toNanos()) {
@@ -106,6 +126,15 @@ final class NotificationListener implements Runnable {
     ctx.events().wakeUp(WakeUpCause.NOTIFY);
     if (!queue.offer(null, 1)) {
       wakeups.post(Wakeups.Event.HINT);
+    }
+  }
+
+  private String leaseChannelOf(WorkerConnection wc) throws SQLException {
+    PreparedStatement ps = wc.statement("lease_channel");
+    ps.setString(1, ctx.inbox());
+    try (ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getString(1);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.pginbox.inbox.postgres.internal.worker;
 import dev.pginbox.inbox.PartitionAssignment;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,9 +33,12 @@ final class PeriodicTasks {
   void start() {
     if (ctx.options().partitions() instanceof PartitionAssignment.Automatic automatic) {
       leaseKeeper = new LeaseKeeper(ctx, automatic, onLeaseChange);
-      leases = Executors.newSingleThreadScheduledExecutor(threads.factory("leases"));
-      long period = Math.max(1, automatic.leaseDuration().toMillis() / 3);
-      leases.scheduleWithFixedDelay(leaseKeeper::heartbeat, 0, period, TimeUnit.MILLISECONDS);
+      ScheduledThreadPoolExecutor executor =
+          new ScheduledThreadPoolExecutor(1, threads.factory("leases"));
+      // The keeper schedules each heartbeat itself: at stop the next one is dropped, not awaited.
+      executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+      leases = executor;
+      leaseKeeper.start(leases);
     }
     maintenanceTask = new Maintenance(ctx);
     maintenance = Executors.newSingleThreadScheduledExecutor(threads.factory("maintenance"));
@@ -51,6 +55,16 @@ final class PeriodicTasks {
       long retention = ctx.retentionInterval().toMillis();
       maintenance.scheduleWithFixedDelay(
           maintenanceTask::sweep, Math.min(retention, 1000), retention, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * A notification on the inbox's lease channel (the workers changed, partitions came free): in the
+   * automatic partition mode, heartbeat now.
+   */
+  void leasesChanged() {
+    if (leaseKeeper != null) {
+      leaseKeeper.leasesChanged();
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
+import dev.pginbox.inbox.PartitionAssignment;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -75,7 +76,13 @@ final class RunningWorker implements RunControl {
     }
     ListenerWake listenerWake = new ListenerWake();
     if (ctx.options().listen()) {
-      threads.start(new NotificationListener(this, ctx, wakeups, queue, listenerWake), "listener");
+      Runnable onLeasesChanged =
+          ctx.options().partitions() instanceof PartitionAssignment.Automatic
+              ? periodic::leasesChanged
+              : null;
+      threads.start(
+          new NotificationListener(this, ctx, wakeups, queue, listenerWake, onLeasesChanged),
+          "listener");
     }
     threads.start(new Coordinator(this, ctx, wakeups, queue, listenerWake), "coordinator");
   }

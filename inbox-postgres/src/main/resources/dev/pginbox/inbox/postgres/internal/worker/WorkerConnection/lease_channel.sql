@@ -1,0 +1,1 @@
+SELECT inbox.lease_channel(?)
