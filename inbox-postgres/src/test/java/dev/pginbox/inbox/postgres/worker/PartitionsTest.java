@@ -198,14 +198,7 @@ class PartitionsTest extends WorkerTestSupport {
     Map<String, InboxWorker> workers = new ConcurrentHashMap<>();
     for (int w = 0; w < 4; w++) {
       String name = "w" + w;
-      workers.put(
-          name,
-          track(
-              PostgresInboxWorker.builder(
-                      dataSource(), options(inbox, false).partitions(auto).batchSize(20).build())
-                  .workerId(name)
-                  .handler(recording(inbox, name))
-                  .build()));
+      workers.put(name, track(automaticWorker(inbox, auto, name, false)));
     }
     workers.values().forEach(InboxWorker::start);
     await()
@@ -257,11 +250,11 @@ class PartitionsTest extends WorkerTestSupport {
       a_joining_worker_gets_its_share_and_a_leaving_ones_partitions_are_taken_before_the_next_heartbeat() {
     String inbox = newInbox("lease_news");
     PartitionAssignment auto = new PartitionAssignment.Automatic(4, Duration.ofSeconds(60));
-    InboxWorker first = track(automaticWorker(inbox, auto, "first"));
+    InboxWorker first = track(automaticWorker(inbox, auto, "first", true));
     first.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> leaseCounts(inbox).equals(List.of(4L)));
 
-    InboxWorker second = track(automaticWorker(inbox, auto, "second"));
+    InboxWorker second = track(automaticWorker(inbox, auto, "second", true));
     second.start();
     // The first worker's next heartbeat is about 20 s away.
     await()
@@ -286,10 +279,11 @@ class PartitionsTest extends WorkerTestSupport {
     assertThat(count("SELECT count(*) FROM " + inbox + "_handled")).isEqualTo(800);
   }
 
+  /** A worker {@code id} on {@code partitions} that records what it handles under its id. */
   private static InboxWorker automaticWorker(
-      String inbox, PartitionAssignment partitions, String id) {
+      String inbox, PartitionAssignment partitions, String id, boolean listen) {
     return PostgresInboxWorker.builder(
-            dataSource(), options(inbox, true).partitions(partitions).batchSize(20).build())
+            dataSource(), options(inbox, listen).partitions(partitions).batchSize(20).build())
         .workerId(id)
         .handler(recording(inbox, id))
         .build();

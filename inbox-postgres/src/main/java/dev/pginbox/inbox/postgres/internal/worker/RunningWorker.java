@@ -146,7 +146,6 @@ final class RunningWorker implements RunControl {
     queue.stop();
     periodic.stopScheduling();
     long graceEnd = System.nanoTime() + ctx.options().shutdownGrace().toNanos();
-    threads.joinProcessors(graceEnd);
     threads.joinAll(graceEnd);
     connectionsCut = true;
     for (WorkerConnection wc : connections) {

@@ -2,8 +2,6 @@ package dev.pginbox.inbox.postgres.internal.worker;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -11,13 +9,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The threads of one run: daemon threads named {@code inbox-<name>-<role>}, remembered so that stop
- * can wait for them (processors first, for the grace period) and name those that never end.
+ * can wait for them (for the grace period, and again after rolling back what is left) and name
+ * those that never end.
  */
 final class Threads {
 
   private final String prefix;
   private final List<Thread> all = new ArrayList<>();
-  private final Set<Thread> processors = ConcurrentHashMap.newKeySet();
   private final AtomicInteger processorNumber = new AtomicInteger();
 
   Threads(String inbox) {
@@ -35,7 +33,7 @@ final class Threads {
   }
 
   void startProcessor(Runnable processor) {
-    processors.add(start(processor, "processor-" + processorNumber.incrementAndGet()));
+    start(processor, "processor-" + processorNumber.incrementAndGet());
   }
 
   /** For the run's executors (not remembered: they are shut down and awaited on their own). */
@@ -45,10 +43,6 @@ final class Threads {
       t.setDaemon(true);
       return t;
     };
-  }
-
-  void joinProcessors(long deadlineNanos) {
-    join(processors, deadlineNanos);
   }
 
   /** Waits for every thread started so far until the deadline; returns them. */
