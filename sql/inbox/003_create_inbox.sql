@@ -253,6 +253,21 @@ BEGIN
 END;
 $$;
 
+-- The priority levels a managed inbox's messages get from its map, in claim order: the map's
+-- values and the default (999 without a map).
+CREATE OR REPLACE FUNCTION inbox.priority_levels(c inbox.inbox_config)
+RETURNS integer[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT array_agg(DISTINCT l.level ORDER BY l.level)
+    FROM (SELECT coalesce((SELECT p.default_priority FROM inbox.inbox_priority_config p
+                           WHERE p.inbox_name = c.inbox_name), 999) AS level
+          UNION ALL
+          SELECT (e.value #>> '{}')::integer FROM inbox.inbox_priority_config p, jsonb_each(p.priority_map) e
+          WHERE p.inbox_name = c.inbox_name) l
+$$;
+
 -- Creates one index from a template unless it exists ({{index}} is its quoted name). CREATE INDEX
 -- IF NOT EXISTS would still take the table's SHARE lock, which holds off producers until the
 -- installing transaction ends. A relation of that name that is not the inbox's (two inboxes made
@@ -504,10 +519,8 @@ AS $h$ SELECT $t$
                 v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
                 v_floor integer;  -- claim only priorities after this one (NULL: all)$t$ $h$;
 
--- The start of the body of both claim functions: the argument checks, and the priority floor of a
--- claim that skips the top priority (one probe of the claim index each).
--- Placeholders: {{table}}, {{max_retries}}.
-CREATE OR REPLACE FUNCTION inbox.generated_claim_prelude()
+-- The start of the body of both claim functions: the argument checks.
+CREATE OR REPLACE FUNCTION inbox.generated_claim_checks()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -522,8 +535,16 @@ AS $h$ SELECT $t$IF p_limit IS NULL OR p_limit < 1 THEN
                 IF p_per_aggregate IS NULL OR p_per_aggregate < 1 THEN
                     RAISE EXCEPTION 'messages per aggregate must be at least 1, got %', coalesce(p_per_aggregate::text, 'NULL')
                         USING ERRCODE = 'invalid_parameter_value';
-                END IF;
-                IF p_skip_top_priority THEN
+                END IF;$t$ $h$;
+
+-- The ordered claim's priority floor of a claim that skips the top priority (one probe of the
+-- claim index each). The plain claim finds the top level from its claim floors instead.
+-- Placeholders: {{table}}, {{max_retries}}.
+CREATE OR REPLACE FUNCTION inbox.generated_claim_prelude()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$IF p_skip_top_priority THEN
                     SELECT w.priority INTO v_floor FROM {{table}} w
                     WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
                       AND w.next_attempt_at <= now()
@@ -585,6 +606,11 @@ AS $h$ SELECT $t$RETURN QUERY
 -- mark, rollback (or a crash) returns the messages to the queue. Failures are reset with
 -- mark_failed before commit. p_buckets restricts the claim to partition buckets (NULL = all),
 -- tested as a bit mask.
+-- The claim order is walked one priority level at a time, each from the session's claim floor
+-- of that level (inbox.advance_claim_floors, at most every 20 ms; the floors otherwise come from
+-- the setting {{floor_key}}): the index entries of messages claimed before the floor, which stay
+-- while vacuum cannot remove them, are never read again (docs/performance.md, "Claim floors").
+-- {{levels}} are the inbox's priority levels; a level holding no message costs one index descent.
 -- The locked rows are updated by ctid (a TID scan): joining on event_id let the planner pick a
 -- hash join over a sequential scan of the whole table (docs/performance.md, "Claim"). A TID found by
 -- FOR UPDATE may be a newer version than the statement's snapshot sees (updated and committed
@@ -597,8 +623,11 @@ AS $h$ SELECT $t$RETURN QUERY
 -- passes the budget, claims the prefix that fits, in claim order. A locked row past the budget stays locked by this transaction until
 -- it ends, so other claims skip it meanwhile: a delay of one batch, never a loss, and only in
 -- batches the budget cut short. Locking row by row instead (a cursor) would cost every claim.
--- Placeholders: {{header}} (generated_claim_header), {{prelude}}, {{budget_cut}}
--- (generated_claim_budget_cut), {{mark}} (generated_claim_mark), {{table}}, {{max_retries}}.
+-- A claim that skips the top priority claims from the levels after the first with a claimable
+-- message, and claims as usual when it finds nothing there.
+-- Placeholders: {{header}} (generated_claim_header), {{checks}}, {{budget_cut}}
+-- (generated_claim_budget_cut), {{mark}} (generated_claim_mark), {{table}}, {{max_retries}},
+-- {{inbox}} (the name as a literal), {{floor_key}}, {{levels}} (an integer[] literal).
 CREATE OR REPLACE FUNCTION inbox.plain_claim_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -606,44 +635,89 @@ SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t${{header}}
                 v_tids tid[];     -- the rows a claim within a byte budget locked
                 v_bytes bigint;   -- and their payloads' size
+                v_level_tids tid[];
+                v_level_bytes bigint;
+                v_state text[] := string_to_array(current_setting({{floor_key}}, true), ';');
+                v_levels integer[];
+                v_from bigint[];
+                v_i integer;
+                v_top integer;    -- the level skipped by p_skip_top_priority
+                v_left integer := p_limit;
+                v_n integer;
             BEGIN
-                {{prelude}}
-                IF p_max_bytes IS NULL THEN
-                    RETURN QUERY
-                    WITH claimed AS (
-                        UPDATE {{table}} m SET processed_at = now()
-                        WHERE m.ctid = ANY (ARRAY(
-                            SELECT c.ctid
-                            FROM {{table}} c
-                            WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
-                              AND c.next_attempt_at <= now()
-                              AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
-                              AND (v_floor IS NULL OR c.priority > v_floor)
-                            ORDER BY c.priority, c.seq
-                            LIMIT p_limit
-                            FOR UPDATE OF c SKIP LOCKED))
-                          AND num_nulls(m.processed_at) = 1
-                        RETURNING m.*
-                    )
-                    SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
-                ELSE
-                -- The same claim within the byte budget: lock the batch and sum its payloads' sizes
-                -- in one pass; only a batch whose sum passes the budget is cut (budget_cut).
-                SELECT array_agg(l.tid), sum(l.bytes) INTO v_tids, v_bytes
-                FROM (SELECT c.ctid AS tid, coalesce(pg_column_size(c.payload), 0) AS bytes
-                      FROM {{table}} c
-                      WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
-                        AND c.next_attempt_at <= now()
-                        AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
-                        AND (v_floor IS NULL OR c.priority > v_floor)
-                      ORDER BY c.priority, c.seq
-                      LIMIT p_limit
-                      FOR UPDATE OF c SKIP LOCKED) l;
-                {{budget_cut}}
-                {{mark}}
+                {{checks}}
+                IF v_state IS NULL
+                   OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                   OR v_state[2] IS DISTINCT FROM coalesce(v_mask::text, '') || '@' || {{levels}}::text THEN
+                    v_state := string_to_array(inbox.advance_claim_floors({{inbox}}, v_mask, {{levels}}), ';');
                 END IF;
-                IF NOT FOUND AND v_floor IS NOT NULL THEN
-                    -- Below the top, everything was locked by other claims: an ordinary claim.
+                v_levels := v_state[4]::integer[];
+                v_from := v_state[5]::bigint[];
+                IF p_skip_top_priority THEN
+                    FOR v_i IN 1 .. cardinality(v_levels) LOOP
+                        PERFORM FROM {{table}} w
+                        WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
+                          AND w.next_attempt_at <= now()
+                          AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
+                          AND w.priority = v_levels[v_i] AND w.seq >= coalesce(v_from[v_i], '-9223372036854775808'::bigint)
+                        ORDER BY w.priority, w.seq
+                        LIMIT 1;
+                        IF FOUND THEN
+                            v_top := v_i;
+                            EXIT;
+                        END IF;
+                    END LOOP;
+                END IF;
+                FOR v_i IN coalesce(v_top + 1, 1) .. cardinality(v_levels) LOOP
+                    IF p_max_bytes IS NULL THEN
+                        RETURN QUERY
+                        WITH claimed AS (
+                            UPDATE {{table}} m SET processed_at = now()
+                            WHERE m.ctid = ANY (ARRAY(
+                                SELECT c.ctid
+                                FROM {{table}} c
+                                WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
+                                  AND c.next_attempt_at <= now()
+                                  AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
+                                  AND c.priority = v_levels[v_i]
+                                  AND c.seq >= coalesce(v_from[v_i], '-9223372036854775808'::bigint)
+                                ORDER BY c.priority, c.seq
+                                LIMIT v_left
+                                FOR UPDATE OF c SKIP LOCKED))
+                              AND num_nulls(m.processed_at) = 1
+                            RETURNING m.*
+                        )
+                        SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
+                        GET DIAGNOSTICS v_n = ROW_COUNT;
+                    ELSE
+                        -- The same claim within the byte budget: lock the level's part of the batch
+                        -- and sum its payloads' sizes in one pass; only a batch whose sum passes the
+                        -- budget is cut (budget_cut).
+                        SELECT array_agg(l.tid), sum(l.bytes) INTO v_level_tids, v_level_bytes
+                        FROM (SELECT c.ctid AS tid, coalesce(pg_column_size(c.payload), 0) AS bytes
+                              FROM {{table}} c
+                              WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
+                                AND c.next_attempt_at <= now()
+                                AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
+                                AND c.priority = v_levels[v_i]
+                                AND c.seq >= coalesce(v_from[v_i], '-9223372036854775808'::bigint)
+                              ORDER BY c.priority, c.seq
+                              LIMIT v_left
+                              FOR UPDATE OF c SKIP LOCKED) l;
+                        v_n := coalesce(cardinality(v_level_tids), 0);
+                        v_tids := coalesce(v_tids, '{}') || coalesce(v_level_tids, '{}');
+                        v_bytes := coalesce(v_bytes, 0) + coalesce(v_level_bytes, 0);
+                    END IF;
+                    v_left := v_left - v_n;
+                    EXIT WHEN v_left = 0 OR v_bytes > p_max_bytes;
+                END LOOP;
+                IF cardinality(v_tids) > 0 THEN
+                    {{budget_cut}}
+                    {{mark}}
+                END IF;
+                IF v_left = p_limit AND v_top IS NOT NULL THEN
+                    -- Below the top, nothing waits or everything was locked by other claims: an
+                    -- ordinary claim.
                     RETURN QUERY SELECT * FROM {{function}}(p_limit, p_buckets, p_max_bytes);
                 END IF;
             END;
@@ -1100,7 +1174,8 @@ BEGIN
     END IF;
     v_values := v_values || jsonb_build_object(
         'header', inbox.sql_template(inbox.generated_claim_header(), v_values),
-        'prelude', inbox.sql_template(inbox.generated_claim_prelude(), v_values),
+        'checks', inbox.generated_claim_checks(),
+        'prelude', inbox.generated_claim_checks() || inbox.sql_template(inbox.generated_claim_prelude(), v_values),
         'budget_cut', inbox.sql_template(inbox.generated_claim_budget_cut(), v_values),
         'mark', inbox.sql_template(inbox.generated_claim_mark(), v_values));
     -- Earlier versions had fewer arguments; such an overload would make calls with fewer arguments
@@ -1113,7 +1188,10 @@ BEGIN
     END LOOP;
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
     IF NOT FOUND THEN
-        EXECUTE inbox.sql_template(inbox.plain_claim_template(), v_values);
+        EXECUTE inbox.sql_template(inbox.plain_claim_template(), v_values || jsonb_build_object(
+            'inbox', quote_literal(c.inbox_name),
+            'floor_key', quote_literal('pginbox_floor.' || c.inbox_name),
+            'levels', quote_literal(inbox.priority_levels(c)::text) || '::integer[]'));
         RETURN;
     END IF;
     v_values := v_values || jsonb_build_object(

@@ -78,3 +78,166 @@ BEGIN
     RETURN CASE WHEN v_retries >= c.max_retries THEN 'dead' ELSE 'retry' END;
 END;
 $$;
+
+-- Claim floors ----------------------------------------------------------------------------------
+--
+-- A claimed message's old row version, and its entry in <name>_claim_idx, stay until vacuum removes
+-- them, and vacuum removes nothing that died after the oldest snapshot or transaction id still
+-- held anywhere in the database (the xmin horizon). A claim that walked the index from its first
+-- entry stepped over every message claimed since the horizon was last free: with a report held
+-- open for six minutes at 1,000 messages a second, 360,000 of them and a claim 225 times slower.
+-- So a claim starts each priority level of the claim order at that level's floor: a seq below
+-- which no message of the level waits. The floors are kept per session (a claim runs its walks in
+-- its own session) in the setting pginbox_floor.<inbox>, and are hints only: a floor too high
+-- would delay a message until the next sweep, never lose it or hand it out twice, because the
+-- claim locks and marks rows exactly as before (docs/performance.md, "Claim floors").
+--
+-- A floor moves up only past messages no transaction can still make waiting below it:
+--  * a message whose INSERT has not committed yet: its seq was taken by a transaction that held
+--    RowExclusiveLock on the table from before it took the seq until it ends. A candidate floor
+--    L (the table's seq sequence's last value) is recorded with the virtual transaction ids that
+--    hold that lock, read after L; once none of them runs any more, every seq up to L belongs to a
+--    committed or rolled-back transaction, and a later snapshot sees all of them. The floor then
+--    moves to the first waiting message at or above it, at most L + 1;
+--  * a message claimed by a transaction still running, or failed and backing off: it waits in
+--    every other snapshot, so no floor passes it;
+--  * a dead letter replayed: replay gives it a new seq (replay_inbox_messages), so it is new.
+-- What no rule covers (an owner's UPDATE of processed_at or priority, a priority that is not in
+-- the inbox's map) is found by the sweep: every 30 s (the setting inbox.claim_floor_sweep_seconds)
+-- a session looks for waiting messages below its floors from the start of each level and lowers
+-- the floors to them.
+-- Only a READ COMMITTED claim moves floors (a REPEATABLE READ snapshot may predate a commit the
+-- lock check saw end), and only before its transaction wrote to the table: a message it claimed
+-- and then failed or released waits again once it commits, below a floor that passed it.
+--
+-- The state: check_after_ms;scope;sweep_after_ms;levels;floors;candidate;candidate_holders, where
+-- scope is the claim's bucket mask and p_levels (the floors hold for those buckets, and a new
+-- priority map starts afresh), levels and floors are arrays of the same length
+-- (a NULL floor: from the start of the level). p_levels are the inbox's priority levels (its map's
+-- values and default); the sweep adds any other level it finds. The table's seq sequence must not
+-- be cached (CACHE 1, as create_inbox makes it). Returns the new state.
+CREATE OR REPLACE FUNCTION inbox.advance_claim_floors(p_inbox text, p_mask varbit, p_levels integer[])
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_table regclass := inbox.inbox_table(c)::regclass;
+    v_key text := 'pginbox_floor.' || p_inbox;
+    v_s text[] := string_to_array(current_setting(v_key, true), ';');
+    v_now bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+    -- The same text as the claim's (plain_claim_template).
+    v_mask text := coalesce(p_mask::text, '') || '@' || p_levels::text;
+    -- How often a session sweeps (the setting inbox.claim_floor_sweep_seconds, 1..3600; 30 s).
+    v_sweep_ms bigint := 1000 * least(greatest(
+        coalesce(nullif(current_setting('inbox.claim_floor_sweep_seconds', true), '')::integer, 30), 1), 3600);
+    v_levels integer[];
+    v_from bigint[];
+    v_sweep_after bigint;
+    v_candidate bigint;
+    v_holders text[];
+    v_first bigint;
+    v_found integer[];
+    v_i integer;
+    -- The first waiting message (claimable or backing off) of a level at or above a seq.
+    v_first_sql text := format(
+        'SELECT c.seq FROM %s c WHERE c.processed_at IS NULL AND c.retry_count < %s
+           AND ($1 IS NULL OR get_bit($1, c.bucket) = 1) AND c.priority = $2 AND c.seq >= $3
+         ORDER BY c.priority, c.seq LIMIT 1', v_table, c.max_retries);
+BEGIN
+    IF v_s IS NULL OR v_s[2] IS DISTINCT FROM v_mask THEN
+        -- A new session (or other buckets, or a new priority map): from the start of every level
+        -- (the first sweep, 30 s on, finds levels not in the map).
+        v_levels := p_levels;
+        v_from := array_fill(NULL::bigint, ARRAY[cardinality(p_levels)]);
+        v_sweep_after := v_now + v_sweep_ms;
+    ELSE
+        v_levels := v_s[4]::integer[];
+        v_from := v_s[5]::bigint[];
+        v_sweep_after := v_s[3]::bigint;
+        v_candidate := nullif(v_s[6], '')::bigint;
+        v_holders := nullif(v_s[7], '')::text[];
+    END IF;
+
+    IF current_setting('transaction_isolation') = 'read committed'
+       AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation'
+                       AND l.relation = v_table AND l.mode = 'RowExclusiveLock') THEN
+        IF v_now >= v_sweep_after THEN
+            -- Every level with a waiting message (a loose index scan), and the inbox's own.
+            EXECUTE format($q$WITH RECURSIVE lv AS (
+                    (SELECT c.priority FROM %1$s c WHERE c.processed_at IS NULL AND c.retry_count < %2$s
+                     ORDER BY c.priority, c.seq LIMIT 1)
+                    UNION ALL
+                    SELECT (SELECT c.priority FROM %1$s c WHERE c.processed_at IS NULL AND c.retry_count < %2$s
+                              AND c.priority > lv.priority ORDER BY c.priority, c.seq LIMIT 1)
+                    FROM lv WHERE lv.priority IS NOT NULL)
+                SELECT array_agg(lv.priority) FROM lv WHERE lv.priority IS NOT NULL$q$, v_table, c.max_retries)
+                INTO v_found;
+            FOREACH v_i IN ARRAY coalesce(v_found, '{}') || p_levels LOOP
+                IF NOT v_i = ANY (v_levels) THEN
+                    v_levels := v_levels || v_i;
+                    v_from := v_from || NULL::bigint;
+                END IF;
+            END LOOP;
+            -- Sorted by level, the claim order.
+            SELECT array_agg(l.level ORDER BY l.level), array_agg(l.floor ORDER BY l.level)
+                INTO v_levels, v_from
+                FROM unnest(v_levels, v_from) AS l(level, floor);
+            FOR v_i IN 1 .. cardinality(v_levels) LOOP
+                IF v_from[v_i] IS NOT NULL THEN
+                    EXECUTE v_first_sql INTO v_first USING p_mask, v_levels[v_i], (-9223372036854775807 - 1);
+                    v_from[v_i] := least(v_from[v_i], v_first);
+                END IF;
+            END LOOP;
+            v_sweep_after := v_now + v_sweep_ms;
+        END IF;
+
+        IF v_candidate IS NULL THEN
+            -- A candidate: the last seq taken, then who may still be taking seqs up to it (a
+            -- transaction takes the lock before its first seq and holds it to its end).
+            v_candidate := coalesce(pg_sequence_last_value(pg_get_serial_sequence(v_table::text, 'seq')::regclass), 0);
+            v_holders := ARRAY(SELECT l.virtualtransaction FROM pg_locks l
+                               WHERE l.locktype = 'relation' AND l.relation = v_table
+                                 AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+                                 AND l.mode = 'RowExclusiveLock' AND l.pid IS DISTINCT FROM pg_backend_pid());
+        END IF;
+        IF NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.virtualtransaction = ANY (v_holders)) THEN
+            -- Every seq up to the candidate is settled, and the snapshots of the statements below,
+            -- taken after this one, see all of them.
+            FOR v_i IN 1 .. cardinality(v_levels) LOOP
+                EXECUTE v_first_sql INTO v_first
+                    USING p_mask, v_levels[v_i], coalesce(v_from[v_i], -9223372036854775807 - 1);
+                v_from[v_i] := least(coalesce(v_first, v_candidate + 1), v_candidate + 1);
+            END LOOP;
+            v_candidate := NULL;
+            v_holders := NULL;
+        END IF;
+    END IF;
+
+    v_s := ARRAY[(v_now + 20)::text, v_mask, v_sweep_after::text, v_levels::text, v_from::text,
+                 coalesce(v_candidate::text, ''), coalesce(v_holders::text, '')];
+    PERFORM set_config(v_key, array_to_string(v_s, ';'), false);
+    RETURN array_to_string(v_s, ';');
+END;
+$$;
+
+-- A session's claim floors for p_mask and p_levels: the state of inbox.advance_claim_floors, moved
+-- first when due. Callers read levels from element 4 and floors from element 5. The generated
+-- claims test the same three conditions inline (plain_claim_template), to save this call.
+CREATE OR REPLACE FUNCTION inbox.claim_floors(p_inbox text, p_mask varbit, p_levels integer[])
+RETURNS text[]
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_state text[] := string_to_array(current_setting('pginbox_floor.' || p_inbox, true), ';');
+BEGIN
+    IF v_state IS NULL
+       OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+       OR v_state[2] IS DISTINCT FROM coalesce(p_mask::text, '') || '@' || p_levels::text THEN
+        v_state := string_to_array(inbox.advance_claim_floors(p_inbox, p_mask, p_levels), ';');
+    END IF;
+    RETURN v_state;
+END;
+$$;

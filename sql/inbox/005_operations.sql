@@ -58,8 +58,23 @@ BEGIN
 END;
 $$;
 
+-- What a replay of a managed inbox without ordering sets besides the retry state: a new seq, so
+-- that the replayed message waits again as if it had just arrived, after the claim floors
+-- (inbox.advance_claim_floors), which have long passed its old one. An ordered inbox keeps the
+-- seq: it is an aggregate's order where the sequence column ties, and its claim has no floors.
+CREATE OR REPLACE FUNCTION inbox.replay_resequence_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN c.managed AND NOT EXISTS (SELECT 1 FROM inbox.inbox_ordering_config o
+                                               WHERE o.inbox_name = c.inbox_name)
+                THEN ', seq = DEFAULT' ELSE '' END
+$$;
+
 -- Replays dead letters: retry_count = 0 and next_attempt_at = -infinity (a tracked table's in
--- its columns or the inbox's side table), so they are claimed again at once. Exactly one selector: p_event_ids (those of them that are dead) or
+-- its columns or the inbox's side table), so they are claimed again at once; those of a managed
+-- inbox without ordering get a new seq and queue behind the messages waiting now. Exactly one selector: p_event_ids (those of them that are dead) or
 -- p_event_type (every dead letter of that type). Processed and pending messages are never
 -- touched. The last error is KEPT: it shows in <name>_pending why the message was replayed,
 -- and the next failure overwrites it. Returns the number of messages replayed.
@@ -82,8 +97,8 @@ BEGIN
         THEN format('m.%I = ANY ($1::%s[])', c.id_column, inbox.id_type(c))
         ELSE format('m.%I = $2', c.event_type_column) END;
     IF c.managed THEN
-        EXECUTE format('UPDATE %s m SET retry_count = 0, next_attempt_at = ''-infinity'' WHERE %s AND %s',
-            inbox.inbox_table(c), v_selector, inbox.state_predicate(c, 'dead'))
+        EXECUTE format('UPDATE %s m SET retry_count = 0, next_attempt_at = ''-infinity''%s WHERE %s AND %s',
+            inbox.inbox_table(c), inbox.replay_resequence_sql(c), v_selector, inbox.state_predicate(c, 'dead'))
             USING p_event_ids, p_event_type;
         GET DIAGNOSTICS v_count = ROW_COUNT;
     ELSE
@@ -202,6 +217,7 @@ DECLARE
     v_oldest timestamptz;
     v_age bigint := 0;
     v_throughput bigint;
+    v_horizon jsonb := inbox.horizon_health();
     v_status text;
 BEGIN
     SELECT x.n, x.exact INTO v_pending, v_pending_exact
@@ -224,9 +240,10 @@ BEGIN
         v_table, c.processed_at_column) INTO v_throughput;
 
     v_status := CASE
-        WHEN v_age >= c.critical_age_seconds OR v_pending > c.critical_pending THEN 'critical'
+        WHEN v_age >= c.critical_age_seconds OR v_pending > c.critical_pending
+             OR v_horizon ->> 'check' = 'critical' THEN 'critical'
         WHEN v_age >= c.degraded_age_seconds OR v_pending > c.degraded_pending
-             OR v_dead >= c.degraded_dlq THEN 'degraded'
+             OR v_dead >= c.degraded_dlq OR v_horizon ->> 'check' = 'degraded' THEN 'degraded'
         ELSE 'healthy' END;
 
     RETURN jsonb_build_object(
@@ -238,7 +255,139 @@ BEGIN
         'oldest_pending_age_seconds', v_age,
         'throughput_per_minute', v_throughput,
         'status', v_status,
+        -- The checks that made the status other than healthy, each with its verdict.
+        'status_reasons', to_jsonb(array_remove(ARRAY[
+            CASE WHEN v_age >= c.critical_age_seconds THEN 'oldest_pending_age: critical'
+                 WHEN v_age >= c.degraded_age_seconds THEN 'oldest_pending_age: degraded' END,
+            CASE WHEN v_pending > c.critical_pending THEN 'pending_count: critical'
+                 WHEN v_pending > c.degraded_pending THEN 'pending_count: degraded' END,
+            CASE WHEN v_horizon ->> 'check' <> 'ok' THEN 'xmin_horizon: ' || (v_horizon ->> 'check') END,
+            CASE WHEN v_dead >= c.degraded_dlq THEN 'dlq_count: degraded' END], NULL)),
+        'xmin_horizon', v_horizon,
         'checked_at', now()) || inbox.operator_health(p_inbox);
+END;
+$$;
+
+-- The xmin horizon -------------------------------------------------------------------------------
+
+-- What holds this database's xmin horizon back, oldest first: while anything does, vacuum can
+-- remove no row version that died after it, every claimed message's old version and index entries
+-- stay, and claims slow down (docs/operations.md, "The xmin horizon"). A holder is
+--   transaction           a session of this database in a transaction that holds a snapshot or a
+--                         transaction id: a report in REPEATABLE READ, pg_dump, a session idle in
+--                         transaction after a write, a long query (since: the transaction's start)
+--   standby               a walsender with hot_standby_feedback and no slot: the standby's oldest
+--                         query (since: unknown)
+--   replication_slot      a slot with an xmin (a physical slot with hot_standby_feedback; an
+--                         inactive one holds it until dropped) (since: unknown)
+--   prepared_transaction  a two-phase transaction never committed or rolled back (since: prepared)
+-- Autovacuum and the calling session are left out. xid_age is how many transactions ago the held
+-- xmin was current. No query text is shown.
+-- SECURITY DEFINER: pg_stat_activity shows other roles' snapshots only to pg_read_all_stats
+-- (pg_monitor), and an inbox's operator must see who holds the horizon without it. The function
+-- therefore sees what its owner (the installer) sees, and EXECUTE is granted to the consumer,
+-- operator and reader roles only (010_roles.sql, grant_schema_privileges). p_limit: 1..100.
+CREATE OR REPLACE FUNCTION inbox.xmin_horizon(p_limit integer DEFAULT 5)
+RETURNS TABLE (kind text, pid integer, name text, role_name text, application_name text,
+               client_addr inet, state text, held_since timestamptz, held_seconds bigint,
+               xid_age integer, active boolean)
+LANGUAGE plpgsql STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_limit IS NULL OR p_limit < 1 OR p_limit > 100 THEN
+        RAISE EXCEPTION 'limit must be between 1 and 100, got %', coalesce(p_limit::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN QUERY
+    SELECT h.kind, h.pid, h.name, h.role_name, h.application_name, h.client_addr, h.state, h.held_since,
+           floor(inbox.seconds_since(h.held_since))::bigint, h.xid_age, h.active
+    FROM (
+        SELECT CASE WHEN a.backend_type = 'walsender' THEN 'standby' ELSE 'transaction' END AS kind,
+               a.pid, NULL::text AS name, a.usename::text AS role_name,
+               nullif(a.application_name, '') AS application_name, a.client_addr, a.state,
+               CASE WHEN a.backend_type = 'walsender' THEN NULL ELSE a.xact_start END AS held_since,
+               greatest(age(a.backend_xid), age(a.backend_xmin)) AS xid_age, true AS active
+        FROM pg_stat_activity a
+        WHERE a.pid <> pg_backend_pid()
+          AND (a.backend_xmin IS NOT NULL OR a.backend_xid IS NOT NULL)
+          AND a.backend_type NOT IN ('autovacuum worker', 'autovacuum launcher')
+          AND (a.datname = current_database() OR a.backend_type = 'walsender')
+        UNION ALL
+        SELECT 'replication_slot', s.active_pid, s.slot_name::text, NULL, NULL, NULL, NULL, NULL,
+               age(s.xmin), s.active
+        FROM pg_replication_slots s
+        WHERE s.xmin IS NOT NULL AND (s.database IS NULL OR s.database = current_database())
+        UNION ALL
+        SELECT 'prepared_transaction', NULL, p.gid, p.owner::text, NULL, NULL, NULL, p.prepared,
+               age(p.transaction), false
+        FROM pg_prepared_xacts p
+        WHERE p.database = current_database()
+    ) h
+    ORDER BY h.xid_age DESC, h.held_since NULLS LAST
+    LIMIT p_limit;
+END;
+$$;
+REVOKE ALL ON FUNCTION inbox.xmin_horizon(integer) FROM PUBLIC;
+
+-- The horizon's part of inbox_health: how long the oldest holder has held it (held_seconds;
+-- 0 when no holder with a known start does), that holder, and the check's verdict against the
+-- database settings inbox.horizon_degraded_seconds (default 60) and inbox.horizon_critical_seconds
+-- (default 600), e.g. ALTER DATABASE app SET inbox.horizon_critical_seconds = 1800. An inactive
+-- replication slot with an xmin is 'degraded' whatever its age: nothing will move it. A role that
+-- may not execute inbox.xmin_horizon gets {"visible": false} and the check passes.
+CREATE OR REPLACE FUNCTION inbox.horizon_health()
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_degraded integer := inbox.horizon_threshold('inbox.horizon_degraded_seconds', 60);
+    v_critical integer := inbox.horizon_threshold('inbox.horizon_critical_seconds', 600);
+    v_top jsonb;
+    v_held bigint;
+    v_stale_slot boolean;
+BEGIN
+    IF NOT has_function_privilege('inbox.xmin_horizon(integer)', 'EXECUTE') THEN
+        RETURN jsonb_build_object('visible', false, 'check', 'ok', 'held_seconds', 0);
+    END IF;
+    SELECT to_jsonb(h), coalesce(max(h.held_seconds) OVER (), 0),
+           bool_or(h.kind = 'replication_slot' AND NOT h.active) OVER ()
+    INTO v_top, v_held, v_stale_slot
+    FROM inbox.xmin_horizon(100) h
+    ORDER BY h.xid_age DESC
+    LIMIT 1;
+    v_held := coalesce(v_held, 0);
+    RETURN jsonb_build_object(
+        'visible', true,
+        'held_seconds', v_held,
+        'holder', v_top,
+        'degraded_seconds', v_degraded,
+        'critical_seconds', v_critical,
+        'check', CASE WHEN v_held >= v_critical THEN 'critical'
+                      WHEN v_held >= v_degraded OR coalesce(v_stale_slot, false) THEN 'degraded'
+                      ELSE 'ok' END);
+END;
+$$;
+
+-- A horizon threshold from its setting (seconds, at least 1), else p_default.
+CREATE OR REPLACE FUNCTION inbox.horizon_threshold(p_setting text, p_default integer)
+RETURNS integer
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_text text := nullif(current_setting(p_setting, true), '');
+BEGIN
+    IF v_text IS NULL THEN
+        RETURN p_default;
+    END IF;
+    IF v_text !~ '^\s*[0-9]{1,9}\s*$' OR v_text::integer < 1 THEN
+        RAISE EXCEPTION 'setting % must be a whole number of seconds (at least 1), got %', p_setting, v_text
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN v_text::integer;
 END;
 $$;
 

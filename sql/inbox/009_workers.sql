@@ -96,7 +96,9 @@ $$;
 -- front) the aggregates' heads from a loose index scan over <name>_ordering_idx.
 CREATE OR REPLACE FUNCTION inbox.count_waiting(p_inbox text, p_limit integer, p_buckets integer[] DEFAULT NULL)
 RETURNS integer
-LANGUAGE plpgsql STABLE
+-- Volatile: without ordering it counts from the session's claim floors, as the claim does, and
+-- moving them needs a snapshot per statement (inbox.advance_claim_floors).
+LANGUAGE plpgsql
 -- As in claim_<name>: walk the claim index, whatever the (always stale) statistics say.
 SET enable_bitmapscan = off SET enable_seqscan = off SET jit = off
 SET search_path = pg_catalog, pg_temp
@@ -107,6 +109,11 @@ DECLARE
     v_table text := inbox.inbox_table(c);
     v_waiting text;
     v_window integer := CASE WHEN p_limit IS NOT NULL THEN 2 * greatest(p_limit, 0) + 100 END;  -- NULL: no bound
+    v_mask varbit := inbox.inbox_bucket_mask(p_buckets);
+    v_floors text[];
+    v_levels integer[];
+    v_from bigint[];
+    v_i integer;
     v_heads integer;
     v_walked integer;
     v_count integer;
@@ -124,10 +131,19 @@ BEGIN
               AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', c.max_retries);
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     IF o.inbox_name IS NULL THEN
-        EXECUTE format($q$SELECT count(*)::integer FROM (
-                SELECT 1 FROM %s m WHERE %s LIMIT $1) s$q$, v_table, v_waiting)
-            INTO v_count
-            USING p_limit, inbox.inbox_bucket_mask(p_buckets);
+        -- Level by level from the claim floors, as claim_<name> walks.
+        v_floors := inbox.claim_floors(p_inbox, v_mask, inbox.priority_levels(c));
+        v_levels := v_floors[4]::integer[];
+        v_from := v_floors[5]::bigint[];
+        v_count := 0;
+        FOR v_i IN 1 .. cardinality(v_levels) LOOP
+            EXIT WHEN v_count >= p_limit;
+            EXECUTE format($q$SELECT count(*)::integer FROM (
+                    SELECT 1 FROM %s m WHERE %s AND m.priority = $3 AND m.seq >= $4 LIMIT $1) s$q$, v_table, v_waiting)
+                INTO v_walked
+                USING p_limit - v_count, v_mask, v_levels[v_i], coalesce(v_from[v_i], '-9223372036854775808'::bigint);
+            v_count := v_count + v_walked;
+        END LOOP;
         RETURN v_count;
     END IF;
 

@@ -91,6 +91,9 @@ BEGIN
         RETURN;
     END IF;
     EXECUTE format('GRANT SELECT ON inbox.inbox_ordering_config, inbox.inbox_priority_config TO %s', v_role);
+    -- Who holds the xmin horizon (inbox_health): sessions' roles, applications and states, which
+    -- PostgreSQL otherwise shows only to pg_read_all_stats; producers do not see them.
+    EXECUTE format('GRANT EXECUTE ON FUNCTION inbox.xmin_horizon(integer) TO %s', v_role);
     IF p_kind = 'consumer' THEN
         -- inbox_worker_registry: every worker announces itself (inbox.worker_announce).
         EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON inbox.inbox_workers, inbox.inbox_partition_leases, inbox.inbox_worker_registry TO %s', v_role);
@@ -140,6 +143,16 @@ BEGIN
     END IF;
 
     EXECUTE format('GRANT SELECT ON %s TO %s', v_table, v_role);
+    IF p_kind = 'consumer' AND c.managed THEN
+        -- A claim reads the last seq taken to move its claim floors (inbox.advance_claim_floors);
+        -- SELECT on a sequence reads it and takes no value.
+        EXECUTE format('GRANT SELECT ON SEQUENCE %s TO %s', pg_get_serial_sequence(v_table, 'seq'), v_role);
+    ELSIF p_kind = 'operator' AND c.managed THEN
+        -- A replay gives dead letters a new seq (inbox.replay_resequence_sql): seq is GENERATED
+        -- ALWAYS, so the column privilege allows SET seq = DEFAULT and no other value.
+        EXECUTE format('GRANT UPDATE (seq) ON %s TO %s', v_table, v_role);
+        EXECUTE format('GRANT USAGE ON SEQUENCE %s TO %s', pg_get_serial_sequence(v_table, 'seq'), v_role);
+    END IF;
     IF p_kind = 'consumer' OR p_kind = 'operator' THEN
         EXECUTE format('GRANT UPDATE (%s) ON %s TO %s', v_marks, v_table, v_role);
         IF c.retention_enabled THEN
@@ -336,6 +349,7 @@ BEGIN
     IF c.managed THEN
         EXECUTE format('REVOKE ALL ON FUNCTION inbox.%I(text[], text[], text[], text[], jsonb[], text[]) FROM %I',
                        'send_' || p_inbox, p_role);
+        EXECUTE format('REVOKE ALL ON SEQUENCE %s FROM %I', pg_get_serial_sequence(inbox.inbox_table(c), 'seq'), p_role);
     END IF;
     FOREACH v_view IN ARRAY ARRAY[p_inbox || '_pending', p_inbox || '_dlq', p_inbox || '_stats', 'next_' || p_inbox] LOOP
         IF to_regclass(format('inbox.%I', v_view)) IS NOT NULL THEN

@@ -754,8 +754,8 @@ DECLARE
     v_count integer;
 BEGIN
     IF c.managed THEN
-        EXECUTE format('UPDATE %s m SET retry_count = 0, next_attempt_at = ''-infinity'' WHERE %s',
-            inbox.inbox_table(c), inbox.dead_selection_sql(c, false, p_error IS NOT NULL))
+        EXECUTE format('UPDATE %s m SET retry_count = 0, next_attempt_at = ''-infinity''%s WHERE %s',
+            inbox.inbox_table(c), inbox.replay_resequence_sql(c), inbox.dead_selection_sql(c, false, p_error IS NOT NULL))
             USING NULL::text[], p_event_type, p_error;
         GET DIAGNOSTICS v_count = ROW_COUNT;
     ELSE

@@ -1,5 +1,8 @@
 package dev.pginbox.inbox;
 
+import java.time.Instant;
+import java.util.List;
+
 /**
  * The result of {@code inbox.inbox_health(p_inbox)}.
  *
@@ -20,6 +23,14 @@ package dev.pginbox.inbox;
  * @param dlqCountExact whether {@code dlqCount} was counted (false: an estimate)
  * @param blockedAggregatesExact whether every aggregate was looked at (false: {@code
  *     blockedAggregates} is a lower bound, "≥")
+ * @param horizonHeldSeconds how long the database's xmin horizon has been held back by its oldest
+ *     holder (0: by nothing for long, or not visible to this role); while it is, vacuum removes no
+ *     claimed message's old row version and claims slow down (docs/operations.md, "The xmin
+ *     horizon")
+ * @param horizonHolder what holds the horizon back the longest; null when nothing does or this role
+ *     may not see it
+ * @param statusReasons the checks that made the status other than healthy, each as {@code "check:
+ *     verdict"} (e.g. {@code "xmin_horizon: critical"}); empty when healthy
  */
 public record InboxHealth(
     String inbox,
@@ -33,7 +44,106 @@ public record InboxHealth(
     long processingCount,
     boolean pendingCountExact,
     boolean dlqCountExact,
-    boolean blockedAggregatesExact) {
+    boolean blockedAggregatesExact,
+    long horizonHeldSeconds,
+    HorizonHolder horizonHolder,
+    List<String> statusReasons) {
+
+  public InboxHealth {
+    statusReasons = List.copyOf(statusReasons);
+  }
+
+  /**
+   * A session, standby, replication slot or prepared transaction that holds the xmin horizon back
+   * ({@code inbox.xmin_horizon}).
+   *
+   * @param kind {@code transaction}, {@code standby}, {@code replication_slot} or {@code
+   *     prepared_transaction}
+   * @param pid the backend's process id (a slot's active walsender; null for a prepared transaction
+   *     or an inactive slot)
+   * @param name the slot's name or the prepared transaction's gid; null for a session
+   * @param role the session's or prepared transaction's role
+   * @param application the session's {@code application_name}
+   * @param state the session's state, e.g. {@code idle in transaction}
+   * @param heldSince when the holder's transaction began (null when PostgreSQL does not say: a
+   *     standby or a slot)
+   * @param heldSeconds seconds since {@code heldSince} (null with it)
+   * @param active false for an inactive replication slot (nothing will move its horizon) and a
+   *     prepared transaction
+   */
+  public record HorizonHolder(
+      String kind,
+      Integer pid,
+      String name,
+      String role,
+      String application,
+      String state,
+      Instant heldSince,
+      Long heldSeconds,
+      boolean active) {
+
+    /**
+     * One line for people, e.g. {@code transaction pid 4242 (report, alice, idle in transaction)
+     * for 700 s} or {@code replication_slot standby_1 (inactive)}.
+     */
+    public String summary() {
+      StringBuilder s = new StringBuilder(kind);
+      if (pid != null) {
+        s.append(" pid ").append(pid);
+      }
+      if (name != null) {
+        s.append(' ').append(name);
+      }
+      List<String> about = new java.util.ArrayList<>();
+      for (String part : new String[] {application, role, state}) {
+        if (part != null && !part.isEmpty()) {
+          about.add(part);
+        }
+      }
+      if (!active && "replication_slot".equals(kind)) {
+        about.add("inactive");
+      }
+      if (!about.isEmpty()) {
+        s.append(" (").append(String.join(", ", about)).append(')');
+      }
+      if (heldSeconds != null) {
+        s.append(" for ").append(heldSeconds).append(" s");
+      }
+      return s.toString();
+    }
+  }
+
+  /** Without the xmin horizon: the shape of the releases before it, kept for their callers. */
+  public InboxHealth(
+      String inbox,
+      long pendingCount,
+      long dlqCount,
+      long oldestPendingAgeSeconds,
+      long throughputPerMinute,
+      HealthStatus status,
+      long blockedAggregates,
+      long worstPartitionLagSeconds,
+      long processingCount,
+      boolean pendingCountExact,
+      boolean dlqCountExact,
+      boolean blockedAggregatesExact) {
+    this(
+        inbox,
+        pendingCount,
+        dlqCount,
+        oldestPendingAgeSeconds,
+        throughputPerMinute,
+        status,
+        blockedAggregates,
+        worstPartitionLagSeconds,
+        processingCount,
+        pendingCountExact,
+        dlqCountExact,
+        blockedAggregatesExact,
+        0,
+        null,
+        List.of());
+  }
 
   /**
    * Without the operator numbers (0) and with exact counts: the shape of the first releases, kept

@@ -32,6 +32,11 @@ final class HealthCommand extends OperatorCommand {
             .add("blocked_aggregates", health.blockedAggregates())
             .add("blocked_aggregates_exact", health.blockedAggregatesExact())
             .add("worst_partition_lag_seconds", health.worstPartitionLagSeconds())
+            .add("xmin_horizon_held_seconds", health.horizonHeldSeconds())
+            .add(
+                "xmin_horizon_holder",
+                health.horizonHolder() == null ? null : health.horizonHolder().summary())
+            .add("status_reasons", String.join("; ", health.statusReasons()))
             .toString());
     return health.status() == HealthStatus.CRITICAL ? 1 : 0;
   }

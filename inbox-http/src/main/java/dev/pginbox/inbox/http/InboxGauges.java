@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Gauges of every inbox from the SQL API, refreshed when scraped and at most once per max age:
- * {@code inbox.waiting}, {@code inbox.dead}, {@code inbox.blocked.aggregates} (tag inbox) and
+ * {@code inbox.waiting}, {@code inbox.dead}, {@code inbox.blocked.aggregates}, {@code
+ * inbox.xmin.horizon.held} (seconds the database's xmin horizon has been held back; tag inbox) and
  * {@code inbox.partition.lag} / {@code inbox.partition.waiting} (tags inbox, partition; partition
  * "all" when not partitioned). A value that could not be read is NaN.
  */
@@ -50,6 +51,7 @@ final class InboxGauges {
         set("inbox.waiting", name, null, health.pendingCount());
         set("inbox.dead", name, null, health.dlqCount());
         set("inbox.blocked.aggregates", name, null, health.blockedAggregates());
+        set("inbox.xmin.horizon.held", name, null, health.horizonHeldSeconds());
         for (PartitionLag lag : inbox.operations().partitionLag()) {
           String partition = lag.partition() == null ? "all" : lag.partition().toString();
           set("inbox.partition.lag", name, partition, lag.oldestEligibleAgeSeconds());

@@ -32,9 +32,11 @@ final class Pages {
 
   String index() {
     List<List<String>> rows = new ArrayList<>();
+    InboxHealth any = null;
     for (String name : manager.names()) {
       Inbox inbox = manager.inbox(name);
       InboxHealth h = inbox.health();
+      any = h;
       rows.add(
           List.of(
               link("/inbox/" + enc(name), name),
@@ -49,6 +51,7 @@ final class Pages {
     return Html.page(
         "inboxes",
         "<h1>Inboxes</h1>"
+            + horizon(any)
             + Html.table(
                 List.of(
                     "inbox",
@@ -72,6 +75,7 @@ final class Pages {
     if (done != null) {
       body.append("<p class=\"flash\">").append(esc(done)).append("</p>");
     }
+    body.append(horizon(h));
     body.append("<p class=\"summary\">")
         .append(estimate(h.pendingCount(), h.pendingCountExact()))
         .append(" waiting · ")
@@ -229,6 +233,23 @@ final class Pages {
    * What vacuum still owes the table: claimed messages' index entries slow every claim until it
    * comes (docs/operations.md, "PostgreSQL settings that matter").
    */
+  /**
+   * A warning while the database's xmin horizon is held back past the degraded threshold (the
+   * horizon is the database's, so every inbox shows the same); empty otherwise.
+   */
+  static String horizon(InboxHealth h) {
+    if (h == null
+        || h.horizonHolder() == null
+        || h.statusReasons().stream().noneMatch(r -> r.startsWith("xmin_horizon"))) {
+      return "";
+    }
+    return "<p class=\"warning\" id=\"xmin-horizon\">The xmin horizon is held back "
+        + (h.horizonHeldSeconds() > 0 ? "for " + num(h.horizonHeldSeconds()) + " s " : "")
+        + "by "
+        + esc(h.horizonHolder().summary())
+        + ": vacuum cannot remove claimed messages, and claims slow down until it ends.</p>";
+  }
+
   static String vacuum(VacuumState v) {
     return "<p class=\"vacuum\">vacuum owes "
         + num(v.deadRows())

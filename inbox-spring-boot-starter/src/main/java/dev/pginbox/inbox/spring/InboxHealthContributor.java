@@ -63,6 +63,10 @@ final class InboxHealthContributor implements CompositeHealthContributor {
         .withDetail("dlq_count_exact", h.dlqCountExact())
         .withDetail("oldest_pending_age_seconds", h.oldestPendingAgeSeconds())
         .withDetail("throughput_per_minute", h.throughputPerMinute())
+        .withDetail("status_reasons", h.statusReasons())
+        .withDetail("xmin_horizon_held_seconds", h.horizonHeldSeconds())
+        .withDetail(
+            "xmin_horizon_holder", h.horizonHolder() == null ? "" : h.horizonHolder().summary())
         .build();
   }
 }

@@ -8,6 +8,9 @@ import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxStatus;
 import dev.pginbox.inbox.PurgeResult;
 import java.io.IOException;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -38,7 +41,38 @@ public final class InboxStatements {
         n.path("processing_count").asLong(),
         exact(n, "pending_count_exact"),
         exact(n, "dlq_count_exact"),
-        exact(n, "blocked_aggregates_exact"));
+        exact(n, "blocked_aggregates_exact"),
+        n.path("xmin_horizon").path("held_seconds").asLong(),
+        horizonHolder(n.path("xmin_horizon").path("holder")),
+        reasons(n.path("status_reasons")));
+  }
+
+  private static InboxHealth.HorizonHolder horizonHolder(JsonNode h) {
+    if (!h.isObject()) {
+      return null;
+    }
+    return new InboxHealth.HorizonHolder(
+        h.path("kind").asText(),
+        h.path("pid").isNumber() ? h.path("pid").asInt() : null,
+        text(h, "name"),
+        text(h, "role_name"),
+        text(h, "application_name"),
+        text(h, "state"),
+        h.path("held_since").isTextual()
+            ? OffsetDateTime.parse(h.path("held_since").asText()).toInstant()
+            : null,
+        h.path("held_seconds").isNumber() ? h.path("held_seconds").asLong() : null,
+        h.path("active").asBoolean());
+  }
+
+  private static String text(JsonNode n, String field) {
+    return n.path(field).isTextual() ? n.path(field).asText() : null;
+  }
+
+  private static List<String> reasons(JsonNode reasons) {
+    List<String> list = new ArrayList<>();
+    reasons.forEach(r -> list.add(r.asText()));
+    return list;
   }
 
   public static InboxStatus status(String json) {

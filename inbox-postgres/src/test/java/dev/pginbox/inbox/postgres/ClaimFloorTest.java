@@ -1,0 +1,224 @@
+package dev.pginbox.inbox.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pginbox.inbox.InboxOptions;
+import dev.pginbox.inbox.NewMessage;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Claims start each priority level at the session's claim floor instead of the front of the claim
+ * index, so the index entries of claimed messages that vacuum cannot remove (a held xmin horizon)
+ * are not read again. A floor must never pass a message that can still wait below it: one whose
+ * insert commits late, one a rolled-back claim gives back, a retry, a replayed dead letter, a more
+ * urgent message, a priority outside the map.
+ */
+class ClaimFloorTest extends InboxTestSupport {
+
+  /** A session that claims, commits each claim, and waits past the floors' 20 ms between claims. */
+  private static final class Claimer implements AutoCloseable {
+    private final Connection c;
+    private final String inbox;
+
+    Claimer(String inbox) throws SQLException {
+      this.inbox = inbox;
+      c = database.connect();
+    }
+
+    List<String> claim(int limit) throws Exception {
+      Thread.sleep(25);
+      List<String> ids = new ArrayList<>();
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT event_id FROM inbox.claim_" + inbox + "(?)")) {
+        ps.setInt(1, limit);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            ids.add(rs.getString(1));
+          }
+        }
+      }
+      return ids;
+    }
+
+    /** Claims until {@code id} comes, at most {@code claims} times; the claims it took. */
+    int claimsUntil(String id, int claims) throws Exception {
+      for (int i = 1; i <= claims; i++) {
+        if (claim(10).contains(id)) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    void execute(String sql) throws SQLException {
+      try (Statement s = c.createStatement()) {
+        s.execute(sql);
+      }
+    }
+
+    @Override
+    public void close() throws SQLException {
+      c.close();
+    }
+  }
+
+  private static void send(PostgresInbox inbox, String prefix, int n) {
+    inbox.sendAll(
+        IntStream.range(0, n)
+            .mapToObj(i -> NewMessage.of(prefix + i, "t", "a" + i, null))
+            .toList());
+  }
+
+  private static long claimIndexEntriesReadByOneClaim(Claimer claimer, String inbox, int limit)
+      throws Exception {
+    // The transaction's counters include whatever the session has not yet reported: report it.
+    claimer.execute("SELECT pg_stat_force_next_flush()");
+    Thread.sleep(50);
+    claimer.execute("SELECT 1");
+    claimer.execute("BEGIN");
+    try (Statement s = claimer.c.createStatement()) {
+      s.executeQuery("SELECT count(*) FROM inbox.claim_" + inbox + "(" + limit + ")").close();
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT pg_stat_get_xact_tuples_returned('inbox."
+                  + inbox
+                  + "_claim_idx'::regclass)")) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    } finally {
+      claimer.execute("COMMIT");
+    }
+  }
+
+  @Test
+  void while_the_horizon_is_held_a_claim_reads_no_entry_of_messages_claimed_before_it()
+      throws Exception {
+    PostgresInbox inbox = manager.createInbox("floor_held");
+    send(inbox, "m", 12_000);
+    try (Connection holder = database.connect();
+        Claimer claimer = new Claimer("floor_held")) {
+      holder.setAutoCommit(false);
+      holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
+      for (int i = 0; i < 100; i++) {
+        claimer.claim(100);
+      }
+      // 10,000 claimed, their entries kept by the held horizon. A claim from the front of the
+      // index read all of them (and 10,100 entries); from its floor, about what it claims.
+      long read = claimIndexEntriesReadByOneClaim(claimer, "floor_held", 100);
+      assertThat(read).isBetween(100L, 1_000L);
+      holder.rollback();
+    }
+    assertThat(count("SELECT count(*) FROM inbox.floor_held WHERE processed_at IS NULL"))
+        .isEqualTo(1_900);
+  }
+
+  @Test
+  void an_insert_that_commits_after_later_ones_is_claimed_at_once() throws Exception {
+    PostgresInbox inbox = manager.createInbox("floor_late");
+    try (Connection late = database.connect();
+        Claimer claimer = new Claimer("floor_late")) {
+      late.setAutoCommit(false);
+      late.createStatement()
+          .execute("INSERT INTO inbox.floor_late (event_id, event_type) VALUES ('late', 't')");
+      send(inbox, "after", 30);
+      // The floors move past every message after "late", many times over.
+      for (int i = 0; i < 6; i++) {
+        assertThat(claimer.claim(10)).doesNotContain("late");
+      }
+      late.commit();
+      assertThat(claimer.claimsUntil("late", 3)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void messages_of_a_claim_that_rolls_back_are_claimed_again_at_once() throws Exception {
+    PostgresInbox inbox = manager.createInbox("floor_rollback");
+    send(inbox, "m", 40);
+    try (Claimer first = new Claimer("floor_rollback");
+        Claimer other = new Claimer("floor_rollback")) {
+      first.execute("BEGIN");
+      List<String> held = first.claim(5);
+      assertThat(held).hasSize(5);
+      for (int i = 0; i < 3; i++) {
+        assertThat(other.claim(10)).doesNotContainAnyElementsOf(held);
+      }
+      first.execute("ROLLBACK");
+      assertThat(other.claim(10)).containsAll(held);
+    }
+  }
+
+  @Test
+  void a_retry_comes_back_when_due_and_a_replayed_dead_letter_at_once() throws Exception {
+    PostgresInbox inbox =
+        manager.createInbox("floor_retry", InboxOptions.builder().maxRetries(2).build());
+    send(inbox, "m", 3);
+    try (Claimer claimer = new Claimer("floor_retry")) {
+      claimer.execute("BEGIN");
+      assertThat(claimer.claim(1)).containsExactly("m0");
+      claimer.execute(
+          "SELECT inbox.mark_failed('floor_retry', 'm0', 'boom', interval '300 milliseconds')");
+      claimer.execute("COMMIT");
+      send(inbox, "n", 20);
+      assertThat(claimer.claim(30)).doesNotContain("m0").hasSize(22);
+      Thread.sleep(300);
+      claimer.execute("BEGIN");
+      assertThat(claimer.claim(10)).containsExactly("m0");
+      // Its second failure makes it a dead letter, far below the floors once more have come.
+      claimer.execute("SELECT inbox.mark_failed('floor_retry', 'm0', 'boom again', interval '0')");
+      claimer.execute("COMMIT");
+      assertThat(count("SELECT count(*) FROM inbox.floor_retry_dlq")).isEqualTo(1);
+      send(inbox, "o", 20);
+      assertThat(claimer.claim(30)).hasSize(20);
+      assertThat(claimer.claim(10)).isEmpty();
+      // Replayed, it is claimed by the next claim.
+      sql("SELECT inbox.replay_inbox_messages('floor_retry', ARRAY['m0'])");
+      assertThat(claimer.claim(10)).containsExactly("m0");
+    }
+  }
+
+  @Test
+  void a_more_urgent_message_arriving_later_is_claimed_first() throws Exception {
+    PostgresInbox inbox = manager.createInbox("floor_urgent");
+    manager.enablePriority(
+        "floor_urgent", "event_type", java.util.Map.of("urgent", 1, "normal", 5));
+    inbox.sendAll(
+        IntStream.range(0, 40)
+            .mapToObj(i -> NewMessage.of("n" + i, "normal", "a" + i, null))
+            .toList());
+    try (Claimer claimer = new Claimer("floor_urgent")) {
+      for (int i = 0; i < 3; i++) {
+        claimer.claim(5);
+      }
+      inbox.send(NewMessage.of("u", "urgent", "x", null));
+      assertThat(claimer.claim(5)).startsWith("u");
+    }
+  }
+
+  @Test
+  void a_priority_outside_the_map_set_by_the_owner_is_claimed_by_the_next_sweep() throws Exception {
+    PostgresInbox inbox = manager.createInbox("floor_sweep");
+    send(inbox, "m", 30);
+    try (Claimer claimer = new Claimer("floor_sweep")) {
+      claimer.execute("SET inbox.claim_floor_sweep_seconds = 1");
+      for (int i = 0; i < 3; i++) {
+        claimer.claim(5);
+      }
+      // Below every floor and at a level the claims do not know: only a sweep finds it.
+      sql(
+          "INSERT INTO inbox.floor_sweep (event_id, event_type, priority, seq) "
+              + "OVERRIDING SYSTEM VALUE VALUES ('owner', 't', 7, 1)");
+      Thread.sleep(1_100);
+      assertThat(claimer.claimsUntil("owner", 3)).isPositive();
+    }
+  }
+}
