@@ -103,7 +103,8 @@ $$;
 --    every other snapshot, so no floor passes it;
 --  * a dead letter replayed: replay gives it a new seq (replay_inbox_messages), so it is new.
 -- What no rule covers (an owner's UPDATE of processed_at or priority, a priority that is not in
--- the inbox's map) is found by the sweep: every 30 s (the setting inbox.claim_floor_sweep_seconds)
+-- the inbox's map, a writer that PREPAREs its transaction between the two looks at the locks,
+-- which moves its locks to another virtual transaction id) is found by the sweep: every 30 s (the setting inbox.claim_floor_sweep_seconds)
 -- a session looks for waiting messages below its floors from the start of each level and lowers
 -- the floors to them.
 -- Only a READ COMMITTED claim moves floors (a REPEATABLE READ snapshot may predate a commit the
@@ -186,7 +187,7 @@ BEGIN
                 FROM unnest(v_levels, v_from) AS l(level, floor);
             FOR v_i IN 1 .. cardinality(v_levels) LOOP
                 IF v_from[v_i] IS NOT NULL THEN
-                    EXECUTE v_first_sql INTO v_first USING p_mask, v_levels[v_i], (-9223372036854775807 - 1);
+                    EXECUTE v_first_sql INTO v_first USING p_mask, v_levels[v_i], '-9223372036854775808'::bigint;
                     v_from[v_i] := least(v_from[v_i], v_first);
                 END IF;
             END LOOP;
@@ -207,7 +208,7 @@ BEGIN
             -- taken after this one, see all of them.
             FOR v_i IN 1 .. cardinality(v_levels) LOOP
                 EXECUTE v_first_sql INTO v_first
-                    USING p_mask, v_levels[v_i], coalesce(v_from[v_i], -9223372036854775807 - 1);
+                    USING p_mask, v_levels[v_i], coalesce(v_from[v_i], '-9223372036854775808'::bigint);
                 v_from[v_i] := least(coalesce(v_first, v_candidate + 1), v_candidate + 1);
             END LOOP;
             v_candidate := NULL;

@@ -21,6 +21,8 @@ import java.util.List;
  * --mailroom-jar PATH (default mailroom-app/target/mailroom-app.jar), --collector-jvm-flag FLAG (repeatable)
  * footprint: the distribution's bin/mailroom (--mailroom-dist PATH, default mailroom-app/target/mailroom/mailroom)
  * rebalance: how long a joining worker takes to hold its share of automatic partitions (not in the default set)
+ * held-xmin: the Java workers consuming a steady flow while a REPEATABLE READ transaction holds the xmin
+ *   horizon (HeldXminScenario: held.rate, held.workers, held.clean/hold/after; not in the default set)
  * </pre>
  */
 public final class BenchmarkMain {
@@ -104,6 +106,7 @@ public final class BenchmarkMain {
       case "consume-profile" -> ConsumeProfileScenario.run(report, runs, scale);
       case "rebalance" -> RebalanceScenario.run(report, runs);
       case "e2e" -> EndToEndScenario.run(report, scale);
+      case "held-xmin" -> HeldXminScenario.run(report, scale);
       case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
       case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);
       case "delivery" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, true);

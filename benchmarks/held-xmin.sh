@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# How the SQL API's claim behaves while a long REPEATABLE READ transaction holds the xmin horizon
+# back. A claimed message's old row version, and its entry in the claim index of pending rows,
+# can go only when no snapshot may still see it; while one old snapshot is open, vacuum removes
+# nothing, index entries cannot even be marked dead, and every claim steps over all the messages
+# claimed since the snapshot was taken before it finds a pending one (docs/performance.md, "Dead
+# entries ahead of the first pending row").
+#
+# One pgbench client produces RATE messages/s (one INSERT and durable commit each), CONSUMERS
+# pgbench clients claim BATCH at a time (SELECT count(*) FROM inbox.claim_held(BATCH), one claim
+# and commit per transaction), for CLEAN + HOLD + AFTER seconds:
+#   clean  nothing holds the horizon
+#   held   a psql session has run BEGIN ISOLATION LEVEL REPEATABLE READ and one snapshot-taking
+#          read, and sleeps HOLD seconds inside that transaction before COMMIT
+#   after  the horizon is free again; autovacuum (naptime AUTOVACUUM_NAPTIME) cleans up
+# A sampler records once a second: produced (the event id sequence), pending backlog, processed
+# (produced - pending), n_dead_tup and autovacuum_count of pg_stat_user_tables,
+# pg_total_relation_size and pg_indexes_size of inbox.held, the age of the oldest backend_xmin,
+# and the machine's load average (the machine may be shared: noise to know of).
+# Reports per phase (and the last 30 s of "after") consumption and production rates from those
+# samples (not from transaction counts: an empty claim is a transaction too), the largest
+# backlog, the claims/s and their latency p50/p99 (the consumers' per-transaction pgbench logs,
+# split by completion time), dead tuples, size and oldest xmin age at the phase's end; then the
+# held phase by 30 s, so the growth is visible.
+#
+# Parameters (environment, with defaults):
+#   RATE=1000 CONSUMERS=2 BATCH=100 CLEAN=60 HOLD=180 AFTER=60 (seconds) AUTOVACUUM_NAPTIME=1s
+#   MODE=plain|ordered  ordered: inbox.enable_inbox_ordering('held') after create_inbox; the
+#                       messages are spread over 1,000 aggregate ids 'agg-' || (n % 1000) either way
+#   CLAIM_RATE=200      the consumers' pace when claims are fast (pgbench -R, claims/s over all
+#                       consumers, with -L 5 ms; 0: unthrottled; see below)
+#   BENCH_PG_PORT=25441 BENCH_PG_DATA=/tmp/inbox-bench-heldxmin (pg15-cluster.sh)
+#   SQL_REV=REV         install sql/inbox as of git revision REV (git archive: the files of the working
+#                       tree are not read), e.g. SQL_REV=HEAD while sql/ is being edited;
+#                       default: the working tree. The report's first line says which.
+#   KEEP=DIR            keep the samples and the pgbench logs in DIR
+#
+#   [MODE=ordered] [SQL_REV=HEAD] [CLEAN=60 HOLD=180 AFTER=60 ...] benchmarks/held-xmin.sh
+#
+# The consumers' pace. Unthrottled, a claim on an empty backlog returns in ~0.15 ms and two
+# consumers spin on empty claims (6,000/s) while the producer keeps the backlog near zero: on the
+# 2-core machine that took the CPU the producer needs (540 of 1,000 msg/s produced in the clean
+# phase). A "\sleep 1 ms" after an empty claim (\gset, \if) spins less but still starved the
+# producer once claims slowed (575 msg/s while held), and lands in the logged time of that claim
+# (pgbench times the whole script): most claims of the clean phase are empty, so its p50 was the
+# sleep (1.3 ms). So the consumers run with pgbench -R CLAIM_RATE -L 5: they start at most
+# CLAIM_RATE claims a second over all consumers (Poisson; the default 200 claims up to 20,000
+# msg/s, 20x RATE), and the schedule lag in the log is taken off each transaction's time, which
+# leaves the claim and its commit exactly. A claim slower than its consumer's schedule is followed
+# by the next at once (back to back), and -L skips the slots more than 5 ms late instead of running
+# them in a burst after the release. At 200 the producer kept its 1,000 msg/s in every phase with
+# 46 % of the CPU idle while held (at 1,000 claims/s: 630 msg/s produced while held, 9 % idle).
+# (Measured with CLEAN=15 HOLD=20 AFTER=10 on a 2-core machine, 2026-11-29.)
+#
+# Starts a fresh PostgreSQL 15 on 127.0.0.1 only (benchmarks/pg15-cluster.sh), every client
+# connects over loopback, every part has a bounded duration, and the server, the clients and the
+# temporary files go at exit, also on an error or Ctrl-C.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RATE=${RATE:-1000}
+CONSUMERS=${CONSUMERS:-2}
+BATCH=${BATCH:-100}
+CLEAN=${CLEAN:-60}
+HOLD=${HOLD:-180}
+AFTER=${AFTER:-60}
+AUTOVACUUM_NAPTIME=${AUTOVACUUM_NAPTIME:-1s}
+MODE=${MODE:-plain}
+CLAIM_RATE=${CLAIM_RATE:-200}
+case "$MODE" in plain | ordered) ;; *) echo "MODE must be plain or ordered, got $MODE" >&2; exit 2 ;; esac
+export BENCH_PG_PORT=${BENCH_PG_PORT:-25441}
+export BENCH_PG_DATA=${BENCH_PG_DATA:-/tmp/inbox-bench-heldxmin}
+TOTAL=$((CLEAN + HOLD + AFTER))
+
+. benchmarks/pg15-cluster.sh
+PSQL=("$BIN/psql" -X -h 127.0.0.1 -p "$PORT" -U postgres -d postgres -qAt -v ON_ERROR_STOP=1)
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  as_postgres "$BIN/pg_ctl" -D "$DATA" -m fast stop >/dev/null 2>&1 || true
+  if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp -r "$WORK"/. "$KEEP"/; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The SQL API of the working tree, or of SQL_REV (git archive: the tree is left alone).
+if [ -n "${SQL_REV:-}" ]; then
+  SQL_FROM="$SQL_REV ($(git rev-parse --short "$SQL_REV^{commit}"))"
+  git archive "$SQL_REV" sql/inbox | tar -x -C "$WORK"
+  SQL_DIR=$WORK/sql/inbox
+else
+  SQL_FROM="the working tree ($(git rev-parse --short HEAD)"
+  git diff --quiet HEAD -- sql/inbox && SQL_FROM+=")" || SQL_FROM+=" + uncommitted changes in sql/inbox)"
+  SQL_DIR=sql/inbox
+fi
+"${PSQL[@]}" -f "$SQL_DIR/install.sql" >/dev/null
+"${PSQL[@]}" -c "ALTER SYSTEM SET autovacuum_naptime = '$AUTOVACUUM_NAPTIME'" -c "SELECT pg_reload_conf()" \
+  -c "SELECT inbox.create_inbox('held')" -c "CREATE SEQUENCE bench_ids" >/dev/null
+[ "$MODE" = ordered ] && "${PSQL[@]}" -c "SELECT inbox.enable_inbox_ordering('held')" >/dev/null
+"${PSQL[@]}" -c "VACUUM ANALYZE inbox.held" -c CHECKPOINT >/dev/null
+
+cat > "$WORK/produce.sql" <<'EOF'
+INSERT INTO inbox.held (event_id, event_type, source, aggregate_id, payload)
+SELECT 'e' || n, 'order.placed', 'bench', 'agg-' || (n % 1000), '{"order":"ORD-000000","amount":4999}'
+FROM (SELECT nextval('bench_ids') AS n) s;
+EOF
+echo "SELECT count(*) FROM inbox.claim_held($BATCH);" > "$WORK/claim.sql"
+# One row a second. processed = produced - pending: the sequence is read without a scan (a message
+# whose INSERT has not committed yet counts as processed for that sample, one at most).
+cat > "$WORK/sample.sql" <<'EOF'
+SELECT extract(epoch FROM clock_timestamp()),
+       (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM bench_ids),
+       (SELECT count(*) FROM inbox.held WHERE processed_at IS NULL),
+       s.n_dead_tup, s.autovacuum_count,
+       pg_total_relation_size('inbox.held'), pg_indexes_size('inbox.held'),
+       (SELECT coalesce(max(age(backend_xmin)), 0) FROM pg_stat_activity WHERE pid <> pg_backend_pid())
+FROM pg_stat_user_tables s WHERE s.relid = 'inbox.held'::regclass;
+EOF
+
+START=$EPOCHREALTIME
+END_US=$(( ${START/./} + (TOTAL + 1) * 1000000 ))
+"$BIN/pgbench" -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c 1 -R "$RATE" -T "$TOTAL" \
+  -f "$WORK/produce.sql" postgres > "$WORK/producer.out" 2>&1 &
+PIDS+=($!)
+PRODUCER=$!
+PACE=(-R "$CLAIM_RATE" -L 5)
+[ "$CLAIM_RATE" = 0 ] && PACE=()
+"$BIN/pgbench" -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c "$CONSUMERS" -j "$CONSUMERS" \
+  "${PACE[@]}" -T "$TOTAL" -l --log-prefix="$WORK/claims" \
+  -f "$WORK/claim.sql" postgres > "$WORK/consumers.out" 2>&1 &
+PIDS+=($!)
+CONSUMER=$!
+(
+  next=${START/./}
+  while [ "$next" -lt "$END_US" ]; do
+    row=$("${PSQL[@]}" -F ' ' -f "$WORK/sample.sql") && echo "$row $(cut -d' ' -f1 /proc/loadavg)" >> "$WORK/samples"
+    next=$((next + 1000000))
+    now=${EPOCHREALTIME/./}
+    [ "$now" -lt "$next" ] && sleep "$(printf '0.%06d' $((next - now)))"
+  done
+) &
+PIDS+=($!)
+SAMPLER=$!
+
+sleep "$CLEAN"
+# The holder: one snapshot from its first read until COMMIT. Its clock readings are the phase
+# boundaries (the second is taken right before COMMIT, still inside the transaction).
+"${PSQL[@]}" -F ' ' > "$WORK/holder" <<EOF
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) > 0 FROM pg_class;
+SELECT 'hold_start', extract(epoch FROM clock_timestamp());
+SELECT pg_sleep($HOLD);
+SELECT 'hold_end', extract(epoch FROM clock_timestamp());
+COMMIT;
+EOF
+wait "$PRODUCER" || { echo "producer failed:" >&2; cat "$WORK/producer.out" >&2; exit 1; }
+wait "$CONSUMER" || { echo "consumers failed:" >&2; cat "$WORK/consumers.out" >&2; exit 1; }
+wait "$SAMPLER" || true
+PIDS=()
+
+printf 'MODE=%s RATE=%s CONSUMERS=%s BATCH=%s CLAIM_RATE=%s CLEAN=%s HOLD=%s AFTER=%s AUTOVACUUM_NAPTIME=%s; sql/inbox of %s\n\n' \
+  "$MODE" "$RATE" "$CONSUMERS" "$BATCH" "$CLAIM_RATE" "$CLEAN" "$HOLD" "$AFTER" "$AUTOVACUUM_NAPTIME" "$SQL_FROM"
+python3 - "$WORK" "${START}" "$TOTAL" <<'EOF'
+import glob, sys
+
+work, start, total = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+samples = []
+for line in open(f"{work}/samples"):
+    f = line.split()
+    if len(f) == 9:
+        t, produced, pending, dead, avac, size, isize, xmin_age = float(f[0]), *map(int, f[1:8])
+        samples.append(dict(t=t, produced=produced, pending=pending, processed=produced - pending,
+                            dead=dead, avac=avac, size=size, isize=isize, xmin_age=xmin_age,
+                            load=float(f[8])))
+holder = dict(line.split() for line in open(f"{work}/holder") if line.startswith("hold_"))
+hold_start, hold_end = float(holder["hold_start"]), float(holder["hold_end"])
+end = min(start + total, samples[-1]["t"])
+
+claims = []  # (completion epoch s, latency us without schedule lag)
+skipped = 0
+for path in glob.glob(f"{work}/claims.*"):
+    for line in open(path):
+        f = line.split()
+        if f[2] == "skipped":
+            skipped += 1
+            continue
+        lag = int(f[6]) if len(f) > 6 else 0
+        claims.append((int(f[4]) + int(f[5]) / 1e6, int(f[2]) - lag))
+
+
+def at(t, key):
+    """A sampled counter at time t, interpolated between the samples around it."""
+    before = [s for s in samples if s["t"] <= t]
+    after = [s for s in samples if s["t"] >= t]
+    if not before:
+        return after[0][key]
+    if not after:
+        return before[-1][key]
+    a, b = before[-1], after[0]
+    if b["t"] == a["t"]:
+        return a[key]
+    return a[key] + (b[key] - a[key]) * (t - a["t"]) / (b["t"] - a["t"])
+
+
+def last(t):
+    """The last sample taken by time t (a quarter of a second before: a sample's clock is read
+    before its pg_stat_activity), the first one before that."""
+    return ([s for s in samples if s["t"] <= t - 0.25] or samples[:1])[-1]
+
+
+def pct(values, p):
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(p / 100 * len(values)))]
+
+
+def row(name, a, b):
+    secs = b - a
+    lat = [l for (t, l) in claims if a <= t < b]
+    inside = [s for s in samples if a <= s["t"] <= b]
+    s = last(b)
+    return "| %s | %.0f | %.0f | %.0f | %s | %.0f | %.2f | %.2f | %s | %.1f (%.1f) | %s | %s |" % (
+        name, secs, (at(b, "processed") - at(a, "processed")) / secs,
+        (at(b, "produced") - at(a, "produced")) / secs,
+        max((x["pending"] for x in inside), default=0), len(lat) / secs,
+        pct(lat, 50) / 1000, pct(lat, 99) / 1000, s["dead"], s["size"] / 2**20, s["isize"] / 2**20,
+        s["xmin_age"], s["avac"] - last(a)["avac"])
+
+
+print("| phase | s | consumed msg/s | produced msg/s | max backlog | claims/s | claim p50 ms | claim p99 ms "
+      "| dead tuples at end | total MB at end (indexes) | oldest xmin age at end | autovacuums |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print(row("clean", start, hold_start))
+print(row("held", hold_start, hold_end))
+print(row("after", hold_end, end))
+print(row("after, last 30 s", max(hold_end, end - 30), end))
+print()
+print("Held phase by 30 s (from the holder's first read):")
+print()
+print("| s into hold | consumed msg/s | max backlog | claims/s | claim p50 ms | claim p99 ms | dead tuples at end | total MB at end |")
+print("|---|---|---|---|---|---|---|---|")
+a = hold_start
+while a < hold_end - 1:
+    b = min(a + 30, hold_end)
+    lat = [l for (t, l) in claims if a <= t < b]
+    inside = [s for s in samples if a <= s["t"] <= b]
+    s = last(b)
+    print("| %.0f-%.0f | %.0f | %s | %.0f | %.2f | %.2f | %s | %.1f |" % (
+        a - hold_start, b - hold_start, (at(b, "processed") - at(a, "processed")) / (b - a),
+        max((x["pending"] for x in inside), default=0), len(lat) / (b - a),
+        pct(lat, 50) / 1000, pct(lat, 99) / 1000, s["dead"], s["size"] / 2**20))
+    a = b
+print()
+print("Phases: clean %.1f s, held %.1f s, after %.1f s; %d samples; %d claims logged, %d schedule slots "
+      "skipped (-L 5); processed in total %d of %d produced." % (
+          hold_start - start, hold_end - hold_start, end - hold_end, len(samples), len(claims), skipped,
+          samples[-1]["processed"], samples[-1]["produced"]))
+print("Load average (1 min, this benchmark's processes included) at the start and at the end of each phase: "
+      "%.2f, %.2f, %.2f, %.2f." % tuple(last(t)["load"] for t in (start + 0.5, hold_start, hold_end, end + 0.5)))
+EOF

@@ -1,0 +1,388 @@
+package dev.pginbox.benchmarks;
+
+import dev.pginbox.inbox.BatchResult;
+import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.postgres.PostgresInbox;
+import dev.pginbox.inbox.postgres.PostgresInboxManager;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The Java worker consuming a steady flow while a long REPEATABLE READ transaction holds the
+ * database's xmin horizon back (the Java counterpart of benchmarks/held-xmin.sh): while one old
+ * snapshot is open, vacuum removes nothing and every claim steps over the messages claimed since
+ * the snapshot was taken.
+ *
+ * <p>A producer sends one message per transaction ({@code inbox.send}) at a steady rate (one tick
+ * every 1/rate s, like {@link EndToEndScenario}'s producer), {@code workers} {@link
+ * PostgresInboxWorker}s with default options (batch 100, LISTEN/NOTIFY) consume it, for three
+ * phases:
+ *
+ * <ul>
+ *   <li>clean: nothing holds the horizon;
+ *   <li>held: a separate connection (autocommit off, REPEATABLE READ) has run {@code SELECT
+ *       count(*) FROM pg_class} and keeps its transaction open; it rolls back at the phase's end;
+ *   <li>after: the horizon is free again.
+ * </ul>
+ *
+ * Each message belongs to the phase its producer's commit returned in; its latency runs from that
+ * commit to its handler's start. A sampler reads once a second the pending backlog, n_dead_tup of
+ * pg_stat_user_tables and pg_total_relation_size of the inbox. One row per phase (and the last
+ * third of the held phase alone, so the growth is visible), for a plain inbox, then an ordered one
+ * (aggregate ids spread over 1,000 values).
+ *
+ * <p>Parameters (system properties, defaults in brackets; durations in seconds, multiplied by
+ * {@code --scale} and no shorter than 10 / 30 / 10 s): {@code held.rate} [1000] messages/s, {@code
+ * held.workers} [2], {@code held.clean} [60], {@code held.hold} [180], {@code held.after} [60].
+ */
+final class HeldXminScenario {
+
+  /** How long the workers may take, after the after phase, to handle what is left. */
+  private static final long DRAIN_SECONDS = 60;
+
+  private static final int AGGREGATES = 1000;
+
+  private HeldXminScenario() {}
+
+  static void run(Report report, double scale) throws Exception {
+    int rate = Integer.getInteger("held.rate", 1000);
+    int workers = Integer.getInteger("held.workers", 2);
+    int clean = seconds("held.clean", 60, 10, scale);
+    int hold = seconds("held.hold", 180, 30, scale);
+    int after = seconds("held.after", 60, 10, scale);
+    if (rate < 1 || workers < 1) {
+      throw new IllegalArgumentException("held.rate and held.workers must be positive");
+    }
+    report.section(
+        String.format(
+            Locale.ROOT,
+            "Held xmin: %,d msg/s (one per transaction), %d workers (batch 100), clean %d s, "
+                + "held %d s (a REPEATABLE READ transaction open), after %d s "
+                + "(latency: commit returned -> handler start)",
+            rate,
+            workers,
+            clean,
+            hold,
+            after),
+        "| inbox | phase | produced msg/s | handled msg/s | max backlog | latency p50 | p99 | max "
+            + "| dead tuples at end | size at end (MiB) |");
+    BenchDatabase db = BenchDatabase.create("held_xmin");
+    PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
+    for (boolean ordered : new boolean[] {false, true}) {
+      String name = ordered ? "held_ordered" : "held_plain";
+      PostgresInbox inbox = manager.createInbox(name);
+      if (ordered) {
+        manager.enableOrdering(name);
+      }
+      measure(report, db, inbox, name, rate, workers, clean, hold, after);
+    }
+  }
+
+  private static int seconds(String property, int atScaleOne, int least, double scale) {
+    String value = System.getProperty(property);
+    if (value != null) {
+      return Integer.parseInt(value);
+    }
+    return (int) Math.max(least, Math.round(atScaleOne * scale));
+  }
+
+  /** One reading of the sampler, at {@code nanos} (System.nanoTime). */
+  private record Sample(long nanos, long backlog, long deadTuples, long bytes) {}
+
+  /** A window of the run, [from, to) in System.nanoTime. */
+  private record Phase(String name, long from, long to) {
+    boolean contains(long nanos) {
+      return nanos >= from && nanos < to;
+    }
+
+    double seconds() {
+      return (to - from) / 1e9;
+    }
+  }
+
+  private static void measure(
+      Report report,
+      BenchDatabase db,
+      PostgresInbox inbox,
+      String name,
+      int rate,
+      int workerCount,
+      int clean,
+      int hold,
+      int after)
+      throws Exception {
+    String prefix = "m-";
+    int capacity = (int) Math.min(Integer.MAX_VALUE - 8, (long) rate * (clean + hold + after + 30));
+    AtomicLongArray committedAt = new AtomicLongArray(capacity);
+    AtomicLongArray startedAt = new AtomicLongArray(capacity);
+    AtomicLong produced = new AtomicLong();
+    List<InboxWorker> workers = new ArrayList<>();
+    List<Sample> samples = new CopyOnWriteArrayList<>();
+    AtomicBoolean stopProducer = new AtomicBoolean();
+    AtomicBoolean stopSampler = new AtomicBoolean();
+    AtomicReference<Throwable> producerFailure = new AtomicReference<>();
+    Thread producer = null;
+    Thread sampler = null;
+    Connection holder = null;
+    try {
+      for (int w = 0; w < workerCount; w++) {
+        InboxWorker worker =
+            PostgresInboxWorker.builder(
+                    db.database.dataSource(), WorkerOptions.builder(name).build())
+                .workerId(name + "-" + w)
+                .batchHandler(
+                    (batch, tx) -> {
+                      long now = System.nanoTime();
+                      for (InboxMessage m : batch) {
+                        String id = m.eventId();
+                        if (id.startsWith(prefix)) {
+                          startedAt.compareAndSet(
+                              Integer.parseInt(id, prefix.length(), id.length(), 10), 0, now);
+                        }
+                      }
+                      return BatchResult.allProcessed();
+                    })
+                .build();
+        worker.start();
+        workers.add(worker);
+      }
+      // One second of warm-up, not recorded (also lets the workers of an ordered inbox meet).
+      produce(inbox, "w-", rate, null, new AtomicLong(), 0, () -> false, rate);
+
+      long t0 = System.nanoTime();
+      sampler = startSampler(db, name, samples, stopSampler);
+      Thread p =
+          new Thread(
+              () -> {
+                try {
+                  produce(
+                      inbox, prefix, rate, committedAt, produced, capacity, stopProducer::get, 0);
+                } catch (Throwable e) {
+                  producerFailure.set(e);
+                }
+              },
+              "held-xmin-producer");
+      p.setDaemon(true);
+      p.start();
+      producer = p;
+
+      sleepUntil(t0 + TimeUnit.SECONDS.toNanos(clean));
+      holder = db.database.connect();
+      holder.setAutoCommit(false);
+      holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      long heldFrom = System.nanoTime();
+      try (Statement s = holder.createStatement();
+          ResultSet r = s.executeQuery("SELECT count(*) FROM pg_class")) {
+        r.next();
+      }
+      sleepUntil(heldFrom + TimeUnit.SECONDS.toNanos(hold));
+      holder.rollback();
+      long heldTo = System.nanoTime();
+      holder.close();
+      holder = null;
+      long end = heldTo + TimeUnit.SECONDS.toNanos(after);
+      sleepUntil(end);
+      stopProducer.set(true);
+      producer.join(TimeUnit.SECONDS.toMillis(30));
+      if (producerFailure.get() != null) {
+        throw new IllegalStateException("producer failed", producerFailure.get());
+      }
+      // Bounded wait for the workers to handle what was produced.
+      int n = (int) produced.get();
+      long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DRAIN_SECONDS);
+      int next = 0;
+      while (System.nanoTime() < drainDeadline) {
+        while (next < n && startedAt.get(next) != 0) {
+          next++;
+        }
+        if (next == n) {
+          break;
+        }
+        Thread.sleep(10);
+      }
+      stopSampler.set(true);
+      sampler.join(5_000);
+
+      List<Phase> phases =
+          List.of(
+              new Phase("clean", t0, heldFrom),
+              new Phase("held", heldFrom, heldTo),
+              new Phase("held, last third", heldTo - (heldTo - heldFrom) / 3, heldTo),
+              new Phase("after", heldTo, end));
+      long unhandledTotal = 0;
+      for (Phase phase : phases) {
+        long committedIn = 0;
+        long handledIn = 0;
+        long unhandled = 0;
+        LatencyRecorder latency = new LatencyRecorder();
+        for (int i = 0; i < n; i++) {
+          long committed = committedAt.get(i);
+          long started = startedAt.get(i);
+          if (started != 0 && phase.contains(started)) {
+            handledIn++;
+          }
+          if (phase.contains(committed)) {
+            committedIn++;
+            if (started == 0) {
+              unhandled++;
+            } else {
+              // A handler may start before the producer has read its own commit: 0.
+              latency.recordNanos(started - committed);
+            }
+          }
+        }
+        if (!phase.name().equals("held, last third")) {
+          unhandledTotal += unhandled;
+        }
+        long maxBacklog = 0;
+        Sample last = null;
+        for (Sample s : samples) {
+          if (phase.contains(s.nanos())) {
+            maxBacklog = Math.max(maxBacklog, s.backlog());
+            last = s;
+          }
+        }
+        report.row(
+            name.substring("held_".length()),
+            phase.name(),
+            String.format(Locale.ROOT, "%,.0f", committedIn / phase.seconds()),
+            String.format(Locale.ROOT, "%,.0f", handledIn / phase.seconds()),
+            String.format(Locale.ROOT, "%,d", maxBacklog),
+            ms(latency.percentileMillis(50)),
+            ms(latency.percentileMillis(99)),
+            ms(latency.maxMillis())
+                + (unhandled > 0 ? String.format(" (%,d never handled)", unhandled) : ""),
+            last == null ? "-" : String.format(Locale.ROOT, "%,d", last.deadTuples()),
+            last == null
+                ? "-"
+                : String.format(Locale.ROOT, "%.1f", last.bytes() / (1024.0 * 1024.0)));
+      }
+      if (unhandledTotal > 0) {
+        report.line(
+            String.format(
+                "(%s: %,d of %,d messages not handled %d s after the end)",
+                name, unhandledTotal, n, DRAIN_SECONDS));
+      }
+    } finally {
+      stopProducer.set(true);
+      stopSampler.set(true);
+      if (holder != null) {
+        try {
+          holder.close();
+        } catch (SQLException e) {
+          // closing ends the transaction either way
+        }
+      }
+      if (producer != null) {
+        producer.join(TimeUnit.SECONDS.toMillis(30));
+      }
+      if (sampler != null) {
+        sampler.join(5_000);
+      }
+      for (InboxWorker worker : workers) {
+        worker.stop();
+      }
+    }
+  }
+
+  /**
+   * Sends one message per tick (every 1/rate s) until {@code stop} says so, {@code limit} ticks
+   * have passed (0: no limit) or {@code capacity} messages are recorded; with {@code committedAt}
+   * records message n's commit time (System.nanoTime after send returned).
+   */
+  private static void produce(
+      PostgresInbox inbox,
+      String prefix,
+      int rate,
+      AtomicLongArray committedAt,
+      AtomicLong produced,
+      int capacity,
+      java.util.function.BooleanSupplier stop,
+      long limit) {
+    long interval = 1_000_000_000L / rate;
+    long start = System.nanoTime();
+    for (long tick = 0; !stop.getAsBoolean(); tick++) {
+      if ((limit > 0 && tick >= limit) || (committedAt != null && tick >= capacity)) {
+        return;
+      }
+      long due = start + tick * interval;
+      for (long left = due - System.nanoTime(); left > 0; left = due - System.nanoTime()) {
+        LockSupport.parkNanos(left);
+      }
+      inbox.send(Payloads.message(prefix, tick, AGGREGATES));
+      long committed = System.nanoTime();
+      if (committedAt != null) {
+        committedAt.set((int) tick, committed);
+        produced.set(tick + 1);
+      }
+    }
+  }
+
+  /**
+   * Once a second, on its own connection: the pending backlog, n_dead_tup and the inbox's total
+   * size. A failed reading is skipped.
+   */
+  private static Thread startSampler(
+      BenchDatabase db, String name, List<Sample> samples, AtomicBoolean stop) {
+    String sql =
+        ("SELECT (SELECT count(*) FROM inbox.%1$s WHERE processed_at IS NULL), "
+                + "(SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'inbox.%1$s'::regclass), "
+                + "pg_total_relation_size('inbox.%1$s')")
+            .formatted(name);
+    Thread t =
+        new Thread(
+            () -> {
+              try (Connection c = db.database.connect();
+                  PreparedStatement s = c.prepareStatement(sql)) {
+                long next = System.nanoTime();
+                while (!stop.get()) {
+                  long at = System.nanoTime();
+                  try (ResultSet r = s.executeQuery()) {
+                    r.next();
+                    samples.add(new Sample(at, r.getLong(1), r.getLong(2), r.getLong(3)));
+                  } catch (SQLException e) {
+                    // skip this reading
+                  }
+                  next += 1_000_000_000L;
+                  for (long left = next - System.nanoTime();
+                      left > 0 && !stop.get();
+                      left = next - System.nanoTime()) {
+                    LockSupport.parkNanos(Math.min(left, 100_000_000L));
+                  }
+                }
+              } catch (SQLException e) {
+                System.err.println("held-xmin sampler: " + e);
+              }
+            },
+            "held-xmin-sampler");
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private static void sleepUntil(long nanos) throws InterruptedException {
+    for (long left = nanos - System.nanoTime(); left > 0; left = nanos - System.nanoTime()) {
+      TimeUnit.NANOSECONDS.sleep(left);
+    }
+  }
+
+  private static String ms(double millis) {
+    return String.format(Locale.ROOT, millis < 100 ? "%.2f ms" : "%,.0f ms", millis);
+  }
+}
