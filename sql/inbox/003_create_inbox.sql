@@ -255,17 +255,20 @@ $$;
 
 -- The priority levels a managed inbox's messages get from its map, in claim order: the map's
 -- values and the default (999 without a map).
+-- plpgsql keeps its plan for the session (count_waiting calls it on every look of a worker).
 CREATE OR REPLACE FUNCTION inbox.priority_levels(c inbox.inbox_config)
 RETURNS integer[]
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT array_agg(DISTINCT l.level ORDER BY l.level)
-    FROM (SELECT coalesce((SELECT p.default_priority FROM inbox.inbox_priority_config p
-                           WHERE p.inbox_name = c.inbox_name), 999) AS level
-          UNION ALL
-          SELECT (e.value #>> '{}')::integer FROM inbox.inbox_priority_config p, jsonb_each(p.priority_map) e
-          WHERE p.inbox_name = c.inbox_name) l
+BEGIN
+    RETURN (SELECT array_agg(DISTINCT l.level ORDER BY l.level)
+            FROM (SELECT coalesce((SELECT p.default_priority FROM inbox.inbox_priority_config p
+                                   WHERE p.inbox_name = c.inbox_name), 999) AS level
+                  UNION ALL
+                  SELECT (e.value #>> '{}')::integer FROM inbox.inbox_priority_config p, jsonb_each(p.priority_map) e
+                  WHERE p.inbox_name = c.inbox_name) l);
+END;
 $$;
 
 -- Creates one index from a template unless it exists ({{index}} is its quoted name). CREATE INDEX
@@ -607,7 +610,7 @@ AS $h$ SELECT $t$RETURN QUERY
 -- mark_failed before commit. p_buckets restricts the claim to partition buckets (NULL = all),
 -- tested as a bit mask.
 -- The claim order is walked one priority level at a time, each from the session's claim floor
--- of that level (inbox.advance_claim_floors, at most every 20 ms; the floors otherwise come from
+-- of that level (inbox.advance_claim_floors, at most every 200 ms; the floors otherwise come from
 -- the setting {{floor_key}}): the index entries of messages claimed before the floor, which stay
 -- while vacuum cannot remove them, are never read again (docs/performance.md, "Claim floors").
 -- {{levels}} are the inbox's priority levels; a level holding no message costs one index descent.

@@ -88,7 +88,9 @@ $$;
 -- open for six minutes at 1,000 messages a second, 360,000 of them and a claim 225 times slower.
 -- So a claim starts each priority level of the claim order at that level's floor: a seq below
 -- which no message of the level waits. The floors are kept per session (a claim runs its walks in
--- its own session) in the setting pginbox_floor.<inbox>, and are hints only: a floor too high
+-- its own session) in the setting pginbox_floor.<inbox>, move at most every 200 ms (the setting
+-- inbox.claim_floor_move_ms; a move costs about half a millisecond of the server's time, most of
+-- it reading pg_locks), and are hints only: a floor too high
 -- would delay a message until the next sweep, never lose it or hand it out twice, because the
 -- claim locks and marks rows exactly as before (docs/performance.md, "Claim floors").
 --
@@ -133,6 +135,9 @@ DECLARE
     -- How often a session sweeps (the setting inbox.claim_floor_sweep_seconds, 1..3600; 30 s).
     v_sweep_ms bigint := 1000 * least(greatest(
         coalesce(nullif(current_setting('inbox.claim_floor_sweep_seconds', true), '')::integer, 30), 1), 3600);
+    -- How often the floors move (the setting inbox.claim_floor_move_ms, 1..60000; 200 ms).
+    v_move_ms bigint := least(greatest(
+        coalesce(nullif(current_setting('inbox.claim_floor_move_ms', true), '')::integer, 200), 1), 60000);
     v_levels integer[];
     v_from bigint[];
     v_sweep_after bigint;
@@ -216,7 +221,7 @@ BEGIN
         END IF;
     END IF;
 
-    v_s := ARRAY[(v_now + 20)::text, v_mask, v_sweep_after::text, v_levels::text, v_from::text,
+    v_s := ARRAY[(v_now + v_move_ms)::text, v_mask, v_sweep_after::text, v_levels::text, v_from::text,
                  coalesce(v_candidate::text, ''), coalesce(v_holders::text, '')];
     PERFORM set_config(v_key, array_to_string(v_s, ';'), false);
     RETURN array_to_string(v_s, ';');
