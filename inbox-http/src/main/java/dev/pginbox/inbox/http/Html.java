@@ -12,6 +12,9 @@ final class Html {
   private static final DateTimeFormatter TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'").withZone(ZoneOffset.UTC);
 
+  private static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+  private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
+
   private Html() {}
 
   /** Text and attribute values, escaped. */
@@ -35,8 +38,19 @@ final class Html {
     return out.toString();
   }
 
+  /**
+   * A time for people; PostgreSQL's {@code -infinity} and {@code infinity} (a message that never
+   * failed has {@code next_attempt_at = '-infinity'}) and anything else outside years 1-9999 are
+   * shown as such instead of failing the formatter.
+   */
   static String time(Instant t) {
-    return t == null ? "" : TIME.format(t);
+    if (t == null) {
+      return "";
+    }
+    if (t.isBefore(EARLIEST)) {
+      return "-infinity";
+    }
+    return t.isAfter(LATEST) ? "infinity" : TIME.format(t);
   }
 
   static String page(String title, String body) {

@@ -106,6 +106,32 @@ class InboxHttpTest extends HttpTestSupport {
     }
   }
 
+  /**
+   * A message that never failed has next_attempt_at '-infinity' (and a tampered one may have any
+   * time): its page answers, as do those of processed and dead messages.
+   */
+  @Test
+  void the_message_page_answers_for_every_state_and_any_stored_time() throws Exception {
+    PostgresInbox times = manager.createInbox("times");
+    for (String id : new String[] {"pending", "processed", "dead", "never", "ancient"}) {
+      times.send(NewMessage.of(id, "t", id, null));
+    }
+    sql("UPDATE inbox.times SET processed_at = now() WHERE event_id = 'processed'");
+    sql("UPDATE inbox.times SET retry_count = 3, error = 'boom' WHERE event_id = 'dead'");
+    sql("UPDATE inbox.times SET next_attempt_at = 'infinity' WHERE event_id = 'never'");
+    sql("UPDATE inbox.times SET received_at = '-infinity' WHERE event_id = 'ancient'");
+    try (InboxHttp.Running server = InboxHttp.builder(manager).build().start(loopback())) {
+      String base = "http://127.0.0.1:" + server.address().getPort();
+      for (String id : new String[] {"pending", "processed", "dead", "never", "ancient"}) {
+        HttpResponse<String> page = get(base + "/inbox/times/message/" + id);
+        assertThat(page.statusCode()).as(id).isEqualTo(200);
+        assertThat(page.body()).as(id).contains(id);
+      }
+      assertThat(get(base + "/inbox/times/message/never").body()).contains("infinity");
+      assertThat(get(base + "/inbox/times").statusCode()).isEqualTo(200);
+    }
+  }
+
   @Test
   void health_says_which_counts_are_estimates_in_json_and_on_the_console() throws Exception {
     // Counting stops at the critical threshold + 1 (here 2): three waiting are not counted exactly,
