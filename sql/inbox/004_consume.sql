@@ -105,7 +105,8 @@ $$;
 --    every other snapshot, so no floor passes it;
 --  * a dead letter replayed: replay gives it a new seq (replay_inbox_messages), so it is new.
 -- What no rule covers (an owner's UPDATE of processed_at or priority, a priority that is not in
--- the inbox's map, a writer that PREPAREs its transaction between the two looks at the locks,
+-- the inbox's map, dead letters waiting again because max_retries was raised, a writer that
+-- PREPAREs its transaction between the two looks at the locks,
 -- which moves its locks to another virtual transaction id) is found by the sweep: every 30 s (the setting inbox.claim_floor_sweep_seconds)
 -- a session looks for waiting messages below its floors from the start of each level and lowers
 -- the floors to them.

@@ -71,7 +71,17 @@ final class Pages {
     InboxHealth h = inbox.health();
     String base = "/inbox/" + enc(name);
     StringBuilder body =
-        new StringBuilder("<h1>" + esc(name) + " " + Html.badge(h.status().name()) + "</h1>");
+        new StringBuilder(
+            "<h1>"
+                + esc(name)
+                + " "
+                + Html.badge(h.status().name())
+                + (h.statusReasons().isEmpty()
+                    ? ""
+                    : " <span class=\"reasons\">"
+                        + esc(String.join(", ", h.statusReasons()))
+                        + "</span>")
+                + "</h1>");
     if (done != null) {
       body.append("<p class=\"flash\">").append(esc(done)).append("</p>");
     }

@@ -152,7 +152,9 @@ class InboxHttpTest extends HttpTestSupport {
       assertThat(get(base + "/api/inboxes/orders/health").body())
           .contains("\"pendingCount\" : 3")
           .contains("\"pendingCountExact\" : true");
-      assertThat(get(base + "/inbox/capped").body()).contains(">~" + estimate + " waiting");
+      assertThat(get(base + "/inbox/capped").body())
+          .contains(">~" + estimate + " waiting")
+          .contains("<span class=\"reasons\">pending_count: critical</span>");
       assertThat(get(base + "/inbox/orders").body()).contains(">3 waiting");
     }
   }
