@@ -110,6 +110,8 @@ class ClaimFloorTest extends InboxTestSupport {
       holder.setAutoCommit(false);
       holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
+      // No sweep (a walk from the front, by design) during the claim measured below.
+      claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
       for (int i = 0; i < 100; i++) {
         claimer.claim(100);
       }
@@ -166,12 +168,22 @@ class ClaimFloorTest extends InboxTestSupport {
     try (Claimer claimer = new Claimer("floor_retry")) {
       claimer.execute("BEGIN");
       assertThat(claimer.claim(1)).containsExactly("m0");
+      // Backing off for 5 s: long enough that the claims below come before it is due, however
+      // slow the machine.
       claimer.execute(
-          "SELECT inbox.mark_failed('floor_retry', 'm0', 'boom', interval '300 milliseconds')");
+          "SELECT inbox.mark_failed('floor_retry', 'm0', 'boom', interval '5 seconds')");
       claimer.execute("COMMIT");
       send(inbox, "n", 20);
       assertThat(claimer.claim(30)).doesNotContain("m0").hasSize(22);
-      Thread.sleep(300);
+      double wait =
+          jdbi.withHandle(
+              h ->
+                  h.select(
+                          "SELECT extract(epoch FROM next_attempt_at - clock_timestamp())::float8"
+                              + " FROM inbox.floor_retry WHERE event_id = 'm0'")
+                      .mapTo(Double.class)
+                      .one());
+      Thread.sleep(Math.max(0, (long) (wait * 1000) + 50));
       claimer.execute("BEGIN");
       assertThat(claimer.claim(10)).containsExactly("m0");
       // Its second failure makes it a dead letter, far below the floors once more have come.
