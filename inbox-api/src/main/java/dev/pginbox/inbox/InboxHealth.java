@@ -1,6 +1,7 @@
 package dev.pginbox.inbox;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -94,7 +95,7 @@ public record InboxHealth(
       if (name != null) {
         s.append(' ').append(name);
       }
-      List<String> about = new java.util.ArrayList<>();
+      List<String> about = new ArrayList<>();
       for (String part : new String[] {application, role, state}) {
         if (part != null && !part.isEmpty()) {
           about.add(part);
