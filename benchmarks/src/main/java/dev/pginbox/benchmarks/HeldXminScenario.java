@@ -1,5 +1,12 @@
 package dev.pginbox.benchmarks;
 
+import static dev.pginbox.benchmarks.HeldXminLoad.ms;
+import static dev.pginbox.benchmarks.HeldXminLoad.produce;
+import static dev.pginbox.benchmarks.HeldXminLoad.sleepUntil;
+import static dev.pginbox.benchmarks.HeldXminLoad.startSampler;
+
+import dev.pginbox.benchmarks.HeldXminLoad.Phase;
+import dev.pginbox.benchmarks.HeldXminLoad.Sample;
 import dev.pginbox.inbox.BatchResult;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxWorker;
@@ -8,7 +15,6 @@ import dev.pginbox.inbox.postgres.PostgresInbox;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -21,7 +27,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The Java worker consuming a steady flow while a long REPEATABLE READ transaction holds the
@@ -55,8 +60,6 @@ final class HeldXminScenario {
 
   /** How long the workers may take, after the after phase, to handle what is left. */
   private static final long DRAIN_SECONDS = 60;
-
-  private static final int AGGREGATES = 1000;
 
   private HeldXminScenario() {}
 
@@ -100,20 +103,6 @@ final class HeldXminScenario {
       return Integer.parseInt(value);
     }
     return (int) Math.max(least, Math.round(atScaleOne * scale));
-  }
-
-  /** One reading of the sampler, at {@code nanos} (System.nanoTime). */
-  private record Sample(long nanos, long backlog, long deadTuples, long bytes) {}
-
-  /** A window of the run, [from, to) in System.nanoTime. */
-  private record Phase(String name, long from, long to) {
-    boolean contains(long nanos) {
-      return nanos >= from && nanos < to;
-    }
-
-    double seconds() {
-      return (to - from) / 1e9;
-    }
   }
 
   private static void measure(
@@ -299,90 +288,5 @@ final class HeldXminScenario {
         worker.stop();
       }
     }
-  }
-
-  /**
-   * Sends one message per tick (every 1/rate s) until {@code stop} says so, {@code limit} ticks
-   * have passed (0: no limit) or {@code capacity} messages are recorded; with {@code committedAt}
-   * records message n's commit time (System.nanoTime after send returned).
-   */
-  private static void produce(
-      PostgresInbox inbox,
-      String prefix,
-      int rate,
-      AtomicLongArray committedAt,
-      AtomicLong produced,
-      int capacity,
-      java.util.function.BooleanSupplier stop,
-      long limit) {
-    long interval = 1_000_000_000L / rate;
-    long start = System.nanoTime();
-    for (long tick = 0; !stop.getAsBoolean(); tick++) {
-      if ((limit > 0 && tick >= limit) || (committedAt != null && tick >= capacity)) {
-        return;
-      }
-      long due = start + tick * interval;
-      for (long left = due - System.nanoTime(); left > 0; left = due - System.nanoTime()) {
-        LockSupport.parkNanos(left);
-      }
-      inbox.send(Payloads.message(prefix, tick, AGGREGATES));
-      long committed = System.nanoTime();
-      if (committedAt != null) {
-        committedAt.set((int) tick, committed);
-        produced.set(tick + 1);
-      }
-    }
-  }
-
-  /**
-   * Once a second, on its own connection: the pending backlog, n_dead_tup and the inbox's total
-   * size. A failed reading is skipped.
-   */
-  private static Thread startSampler(
-      BenchDatabase db, String name, List<Sample> samples, AtomicBoolean stop) {
-    String sql =
-        ("SELECT (SELECT count(*) FROM inbox.%1$s WHERE processed_at IS NULL), "
-                + "(SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'inbox.%1$s'::regclass), "
-                + "pg_total_relation_size('inbox.%1$s')")
-            .formatted(name);
-    Thread t =
-        new Thread(
-            () -> {
-              try (Connection c = db.database.connect();
-                  PreparedStatement s = c.prepareStatement(sql)) {
-                long next = System.nanoTime();
-                while (!stop.get()) {
-                  long at = System.nanoTime();
-                  try (ResultSet r = s.executeQuery()) {
-                    r.next();
-                    samples.add(new Sample(at, r.getLong(1), r.getLong(2), r.getLong(3)));
-                  } catch (SQLException e) {
-                    // skip this reading
-                  }
-                  next += 1_000_000_000L;
-                  for (long left = next - System.nanoTime();
-                      left > 0 && !stop.get();
-                      left = next - System.nanoTime()) {
-                    LockSupport.parkNanos(Math.min(left, 100_000_000L));
-                  }
-                }
-              } catch (SQLException e) {
-                System.err.println("held-xmin sampler: " + e);
-              }
-            },
-            "held-xmin-sampler");
-    t.setDaemon(true);
-    t.start();
-    return t;
-  }
-
-  private static void sleepUntil(long nanos) throws InterruptedException {
-    for (long left = nanos - System.nanoTime(); left > 0; left = nanos - System.nanoTime()) {
-      TimeUnit.NANOSECONDS.sleep(left);
-    }
-  }
-
-  private static String ms(double millis) {
-    return String.format(Locale.ROOT, millis < 100 ? "%.2f ms" : "%,.0f ms", millis);
   }
 }

@@ -12,7 +12,6 @@ import dev.pginbox.inbox.Inbox;
 import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.PartitionLag;
-import dev.pginbox.inbox.VacuumState;
 import dev.pginbox.inbox.WorkerInfo;
 import java.util.ArrayList;
 import java.util.List;
@@ -51,7 +50,7 @@ final class Pages {
     return Html.page(
         "inboxes",
         "<h1>Inboxes</h1>"
-            + horizon(any)
+            + HealthLines.horizon(any)
             + Html.table(
                 List.of(
                     "inbox",
@@ -85,7 +84,7 @@ final class Pages {
     if (done != null) {
       body.append("<p class=\"flash\">").append(esc(done)).append("</p>");
     }
-    body.append(horizon(h));
+    body.append(HealthLines.horizon(h));
     body.append("<p class=\"summary\">")
         .append(estimate(h.pendingCount(), h.pendingCountExact()))
         .append(" waiting · ")
@@ -101,7 +100,7 @@ final class Pages {
         .append(" · ")
         .append(link(base + "/audit", "audit log"))
         .append("</p>")
-        .append(vacuum(inbox.operations().vacuum()))
+        .append(HealthLines.vacuum(inbox.operations().vacuum()))
         .append(Html.chart(inbox.operations().throughput(60)));
 
     List<List<String>> blocked = new ArrayList<>();
@@ -243,44 +242,6 @@ final class Pages {
    * What vacuum still owes the table: claimed messages' index entries slow every claim until it
    * comes (docs/operations.md, "PostgreSQL settings that matter").
    */
-  /**
-   * A warning while the database's xmin horizon is held back past the degraded threshold (the
-   * horizon is the database's, so every inbox shows the same); empty otherwise.
-   */
-  static String horizon(InboxHealth h) {
-    if (h == null
-        || h.horizonHolder() == null
-        || h.statusReasons().stream().noneMatch(r -> r.startsWith("xmin_horizon"))) {
-      return "";
-    }
-    return "<p class=\"warning\" id=\"xmin-horizon\">The xmin horizon is held back "
-        + (h.horizonHeldSeconds() > 0 ? "for " + num(h.horizonHeldSeconds()) + " s " : "")
-        + "by "
-        + esc(h.horizonHolder().summary())
-        + ": vacuum cannot remove claimed messages, and claims slow down until it ends.</p>";
-  }
-
-  static String vacuum(VacuumState v) {
-    return "<p class=\"vacuum\">vacuum owes "
-        + num(v.deadRows())
-        + " rows · last vacuum "
-        + (v.lastVacuum() == null ? "never" : esc(time(v.lastVacuum())))
-        + " · autovacuum "
-        + (v.autovacuum()
-            ? "every "
-                + v.autovacuumNaptimeSeconds()
-                + " s, cost delay "
-                + formatMs(v.autovacuumCostDelayMs())
-                + " ms"
-            : "off")
-        + "</p>";
-  }
-
-  /** 0, 2 or 0.5: whole milliseconds without a fraction. */
-  private static String formatMs(double ms) {
-    return ms == Math.rint(ms) ? Long.toString((long) ms) : Double.toString(ms);
-  }
-
   static String num(long n) {
     return String.format(java.util.Locale.ROOT, "%,d", n);
   }
