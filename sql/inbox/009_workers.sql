@@ -124,7 +124,7 @@ BEGIN
                 SELECT 1 FROM %s m WHERE %s AND ($2 IS NULL OR get_bit($2, %s) = 1) %s LIMIT $1) s$q$,
             v_table, inbox.tracked_claimable_sql(c), inbox.tracked_bucket_sql(c), inbox.tracked_head_sql(c))
             INTO v_count
-            USING p_limit, inbox.inbox_bucket_mask(p_buckets);
+            USING p_limit, v_mask;
         RETURN v_count;
     END IF;
     v_waiting := format('m.processed_at IS NULL AND m.retry_count < %s AND m.next_attempt_at <= now()
@@ -155,7 +155,7 @@ BEGIN
             format('m.%I', o.aggregate_column), format('m.%I', o.sequence_column), 'm.seq'),
         v_waiting)
         INTO v_heads, v_walked
-        USING p_limit, inbox.inbox_bucket_mask(p_buckets), v_window;
+        USING p_limit, v_mask, v_window;
     IF p_limit IS NULL OR v_heads >= p_limit OR v_walked < v_window THEN
         RETURN least(v_heads, p_limit);
     END IF;
@@ -171,7 +171,7 @@ BEGIN
         -- By TID: not a predicate that lets the planner scan a partial index instead (see claim_<name>).
         replace(v_waiting, 'm.processed_at IS NULL', 'num_nulls(m.processed_at) = 1'))
         INTO v_count
-        USING p_limit, inbox.inbox_bucket_mask(p_buckets);
+        USING p_limit, v_mask;
     RETURN v_count;
 END;
 $$;
