@@ -604,6 +604,32 @@ AS $h$ SELECT $t$RETURN QUERY
                 )
                 SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;$t$ $h$;
 
+-- The declarations of the claim floors of a managed inbox's claim (inbox.advance_claim_floors):
+-- the session's state, its levels and their floors.
+-- Placeholders: {{floor_key}}.
+CREATE OR REPLACE FUNCTION inbox.generated_claim_floor_declarations()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$v_state text[] := string_to_array(current_setting({{floor_key}}, true), ';');
+                v_levels integer[];  -- the priority levels, in claim order
+                v_from bigint[];     -- and each one's floor (NULL: from the start of the level)$t$ $h$;
+
+-- A claim's floors, moved first when due: the three tests of inbox.claim_floors, inline to save
+-- a call per claim.
+-- Placeholders: {{inbox}} (the name as a literal), {{floor_key}}, {{levels}} (an integer[] literal).
+CREATE OR REPLACE FUNCTION inbox.generated_claim_floors()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$IF v_state IS NULL
+                   OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                   OR v_state[2] IS DISTINCT FROM coalesce(v_mask::text, '') || '@' || {{levels}}::text THEN
+                    v_state := string_to_array(inbox.advance_claim_floors({{inbox}}, v_mask, {{levels}}), ';');
+                END IF;
+                v_levels := v_state[4]::integer[];
+                v_from := v_state[5]::bigint[];$t$ $h$;
+
 -- claim_<name> without ordering. Claim = select the next batch with SKIP LOCKED and mark it
 -- processed in one statement. The caller's transaction is the unit of work: commit keeps the
 -- mark, rollback (or a crash) returns the messages to the queue. Failures are reset with
@@ -630,7 +656,7 @@ AS $h$ SELECT $t$RETURN QUERY
 -- message, and claims as usual when it finds nothing there.
 -- Placeholders: {{header}} (generated_claim_header), {{checks}}, {{budget_cut}}
 -- (generated_claim_budget_cut), {{mark}} (generated_claim_mark), {{table}}, {{max_retries}},
--- {{inbox}} (the name as a literal), {{floor_key}}, {{levels}} (an integer[] literal).
+-- {{floor_declarations}} (generated_claim_floor_declarations), {{floors}} (generated_claim_floors).
 CREATE OR REPLACE FUNCTION inbox.plain_claim_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -640,22 +666,14 @@ AS $h$ SELECT $t${{header}}
                 v_bytes bigint;   -- and their payloads' size
                 v_level_tids tid[];
                 v_level_bytes bigint;
-                v_state text[] := string_to_array(current_setting({{floor_key}}, true), ';');
-                v_levels integer[];
-                v_from bigint[];
+                {{floor_declarations}}
                 v_i integer;
                 v_top integer;    -- the level skipped by p_skip_top_priority
                 v_left integer := p_limit;
                 v_n integer;
             BEGIN
                 {{checks}}
-                IF v_state IS NULL
-                   OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
-                   OR v_state[2] IS DISTINCT FROM coalesce(v_mask::text, '') || '@' || {{levels}}::text THEN
-                    v_state := string_to_array(inbox.advance_claim_floors({{inbox}}, v_mask, {{levels}}), ';');
-                END IF;
-                v_levels := v_state[4]::integer[];
-                v_from := v_state[5]::bigint[];
+                {{floors}}
                 IF p_skip_top_priority THEN
                     FOR v_i IN 1 .. cardinality(v_levels) LOOP
                         PERFORM FROM {{table}} w
@@ -957,7 +975,12 @@ AS $h$ SELECT $t$IF p_per_aggregate > 1 AND cardinality(v_tids) BETWEEN 1 AND p_
 -- {{max_retries}}, {{aggregate}} (the quoted aggregate column), {{window_blocked}}
 -- (earlier_unprocessed_sql of window row win), {{heads}} (aggregate_heads_sql), {{walk_candidates}}
 -- (ordered_claim_candidates_walk_template), {{share}} and {{runs}} (the quoted names of the
--- session settings described in the body).
+-- session settings described in the body), {{floor_declarations}} and {{floors}} (the claim
+-- floors, as in the plain claim), {{floor_filter_u}} (the floors' test of message u).
+-- The walks of the claim order (phase 1, and the messages without an aggregate in phase 2) start
+-- at the claim floors: the claimed messages before them, which stay in the claim index while the
+-- xmin horizon is held, are not read again. The head tests and phase 2's enumeration of the
+-- aggregates still read each aggregate's claimed messages (docs/performance.md, "Claim floors").
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_template()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -1008,8 +1031,10 @@ AS $h$ SELECT $t${{header}}
                 v_short boolean := coalesce(v_share ~ '^[0-7]/[0-9]{1,9}$', false);
                 v_before integer;  -- rows locked before phase 2
                 v_next text;       -- v_share after this claim
+                {{floor_declarations}}
             BEGIN
                 {{prelude}}
+                {{floors}}
                 IF v_short THEN
                     -- Without the slack for heads behind followers: this session's claims do not
                     -- fill their limit, and the window's second half was followers it read for
@@ -1098,7 +1123,7 @@ AS $h$ SELECT $t${{header}}
                                     UNION ALL
                                     (SELECT u.ctid FROM {{table}} u
                                      WHERE u.{{aggregate}} IS NULL AND u.processed_at IS NULL AND u.retry_count < {{max_retries}}
-                                       AND u.next_attempt_at <= now()
+                                       AND u.next_attempt_at <= now() AND {{floor_filter_u}}
                                        AND (v_mask IS NULL OR get_bit(v_mask, u.bucket) = 1)
                                        AND (v_floor IS NULL OR u.priority > v_floor)
                                      ORDER BY u.priority, u.seq
@@ -1166,6 +1191,12 @@ DECLARE
     -- The rows of an ordered claim's window, for ordered_claim_lock_template.
     v_window_rows text := 'SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w'
         ' WHERE {{window_filter}} {{after}} ORDER BY w.priority, w.seq LIMIT v_window';
+    -- The claim floors of an ordered claim's walks of the claim order, for message {{m}}: from the
+    -- first level's floor (a bound of the claim index's range), and at or above its own level's.
+    v_floor_filter text := $f$({{m}}.priority, {{m}}.seq) >= (coalesce(v_levels[1], '-2147483648'::integer),
+                              coalesce(v_from[1], '-9223372036854775808'::bigint))
+                              AND {{m}}.seq >= coalesce(v_from[array_position(v_levels, {{m}}.priority)],
+                                                        '-9223372036854775808'::bigint)$f$;
     v_values jsonb := jsonb_build_object(
         'function', format('inbox.%I', 'claim_' || c.inbox_name),
         'table', v_table,
@@ -1189,12 +1220,16 @@ BEGIN
             EXECUTE format('DROP FUNCTION inbox.%I(%s)', 'claim_' || c.inbox_name, v_old);
         END IF;
     END LOOP;
+    v_values := v_values || jsonb_build_object(
+        'inbox', quote_literal(c.inbox_name),
+        'floor_key', quote_literal('pginbox_floor.' || c.inbox_name),
+        'levels', quote_literal(inbox.priority_levels(c)::text) || '::integer[]');
+    v_values := v_values || jsonb_build_object(
+        'floor_declarations', inbox.sql_template(inbox.generated_claim_floor_declarations(), v_values),
+        'floors', inbox.sql_template(inbox.generated_claim_floors(), v_values));
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
     IF NOT FOUND THEN
-        EXECUTE inbox.sql_template(inbox.plain_claim_template(), v_values || jsonb_build_object(
-            'inbox', quote_literal(c.inbox_name),
-            'floor_key', quote_literal('pginbox_floor.' || c.inbox_name),
-            'levels', quote_literal(inbox.priority_levels(c)::text) || '::integer[]'));
+        EXECUTE inbox.sql_template(inbox.plain_claim_template(), v_values);
         RETURN;
     END IF;
     v_values := v_values || jsonb_build_object(
@@ -1205,10 +1240,13 @@ BEGIN
         'window_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
             'win.agg', 'win.s', 'win.seq'),
         'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column));
-    v_values := v_values || jsonb_build_object('window_filter', inbox.sql_template(
+    v_values := v_values || jsonb_build_object(
+        'floor_filter_u', replace(v_floor_filter, '{{m}}', 'u'),
+        'window_filter', inbox.sql_template(
         'w.processed_at IS NULL AND w.retry_count < {{max_retries}} AND w.next_attempt_at <= now()
                               AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
-                              AND (v_floor IS NULL OR w.priority > v_floor)', v_values));
+                              AND (v_floor IS NULL OR w.priority > v_floor)
+                              AND ' || replace(v_floor_filter, '{{m}}', 'w'), v_values));
     v_values := v_values || jsonb_build_object(
         'followers', inbox.sql_template(inbox.ordered_claim_followers_template(), v_values),
         'window_candidates', inbox.sql_template(inbox.ordered_claim_candidates_template(), v_values),

@@ -79,6 +79,21 @@ BEGIN
 END;
 $$;
 
+-- Replays of dead letters below the claim floors move this counter (inbox.reset_claim_floors);
+-- every session's floors start again from the start of their levels when it moves. Its value is
+-- no secret (anyone may read it); operators move it.
+CREATE SEQUENCE IF NOT EXISTS inbox.claim_floor_resets;
+GRANT SELECT ON SEQUENCE inbox.claim_floor_resets TO PUBLIC;
+
+-- Called by a replay after its UPDATE of the inbox's table (inbox.advance_claim_floors).
+CREATE OR REPLACE FUNCTION inbox.reset_claim_floors()
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT nextval('inbox.claim_floor_resets');
+$$;
+
 -- Claim floors ----------------------------------------------------------------------------------
 --
 -- A claimed message's old row version, and its entry in <name>_claim_idx, stay until vacuum removes
@@ -103,7 +118,11 @@ $$;
 --    moves to the first waiting message at or above it, at most L + 1;
 --  * a message claimed by a transaction still running, or failed and backing off: it waits in
 --    every other snapshot, so no floor passes it;
---  * a dead letter replayed: replay gives it a new seq (replay_inbox_messages), so it is new.
+--  * a dead letter replayed: replay gives it a new seq in an inbox without ordering
+--    (replay_inbox_messages), so it is new; in an ordered inbox, whose seq ties an aggregate's
+--    order, replay moves the counter inbox.claim_floor_resets after its UPDATE, and a session
+--    that sees the counter move starts every level from the start again (the replay's lock keeps
+--    the floors there until it ends).
 -- What no rule covers (an owner's UPDATE of processed_at or priority, a priority that is not in
 -- the inbox's map, dead letters waiting again because max_retries was raised, a writer that
 -- PREPAREs its transaction between the two looks at the locks,
@@ -114,10 +133,11 @@ $$;
 -- lock check saw end), and only before its transaction wrote to the table: a message it claimed
 -- and then failed or released waits again once it commits, below a floor that passed it.
 --
--- The state: check_after_ms;scope;sweep_after_ms;levels;floors;candidate;candidate_holders, where
+-- The state: check_after_ms;scope;sweep_after_ms;levels;floors;candidate;candidate_holders;resets, where
 -- scope is the claim's bucket mask and p_levels (the floors hold for those buckets, and a new
 -- priority map starts afresh), levels and floors are arrays of the same length
--- (a NULL floor: from the start of the level). p_levels are the inbox's priority levels (its map's
+-- (a NULL floor: from the start of the level), and resets is the value of
+-- inbox.claim_floor_resets the floors were computed after. p_levels are the inbox's priority levels (its map's
 -- values and default); the sweep adds any other level it finds. The table's seq sequence must not
 -- be cached (CACHE 1, as create_inbox makes it). Returns the new state.
 CREATE OR REPLACE FUNCTION inbox.advance_claim_floors(p_inbox text, p_mask varbit, p_levels integer[])
@@ -147,6 +167,7 @@ DECLARE
     v_first bigint;
     v_found integer[];
     v_i integer;
+    v_resets bigint := coalesce(pg_sequence_last_value('inbox.claim_floor_resets'::regclass), 0);
     -- The first waiting message (claimable or backing off) of a level at or above a seq.
     v_first_sql text := format(
         'SELECT c.seq FROM %s c WHERE c.processed_at IS NULL AND c.retry_count < %s
@@ -159,6 +180,11 @@ BEGIN
         v_levels := p_levels;
         v_from := array_fill(NULL::bigint, ARRAY[cardinality(p_levels)]);
         v_sweep_after := v_now + v_sweep_ms;
+    ELSIF v_s[8] IS DISTINCT FROM v_resets::text THEN
+        -- Dead letters were replayed below the floors: every known level from its start.
+        v_levels := v_s[4]::integer[];
+        v_from := array_fill(NULL::bigint, ARRAY[cardinality(v_levels)]);
+        v_sweep_after := v_s[3]::bigint;
     ELSE
         v_levels := v_s[4]::integer[];
         v_from := v_s[5]::bigint[];
@@ -223,7 +249,7 @@ BEGIN
     END IF;
 
     v_s := ARRAY[(v_now + v_move_ms)::text, v_mask, v_sweep_after::text, v_levels::text, v_from::text,
-                 coalesce(v_candidate::text, ''), coalesce(v_holders::text, '')];
+                 coalesce(v_candidate::text, ''), coalesce(v_holders::text, ''), v_resets::text];
     PERFORM set_config(v_key, array_to_string(v_s, ';'), false);
     RETURN array_to_string(v_s, ';');
 END;
@@ -231,7 +257,7 @@ $$;
 
 -- A session's claim floors for p_mask and p_levels: the state of inbox.advance_claim_floors, moved
 -- first when due. Callers read levels from element 4 and floors from element 5. The generated
--- claims test the same three conditions inline (plain_claim_template), to save this call.
+-- claims test the same three conditions inline (generated_claim_floors), to save this call.
 CREATE OR REPLACE FUNCTION inbox.claim_floors(p_inbox text, p_mask varbit, p_levels integer[])
 RETURNS text[]
 LANGUAGE plpgsql

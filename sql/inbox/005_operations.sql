@@ -61,7 +61,8 @@ $$;
 -- What a replay of a managed inbox without ordering sets besides the retry state: a new seq, so
 -- that the replayed message waits again as if it had just arrived, after the claim floors
 -- (inbox.advance_claim_floors), which have long passed its old one. An ordered inbox keeps the
--- seq: it is an aggregate's order where the sequence column ties, and its claim has no floors.
+-- seq, an aggregate's order where the sequence column ties: its replays reset the floors instead
+-- (inbox.reset_claim_floors).
 CREATE OR REPLACE FUNCTION inbox.replay_resequence_sql(c inbox.inbox_config)
 RETURNS text
 LANGUAGE sql STABLE
@@ -101,6 +102,9 @@ BEGIN
             inbox.inbox_table(c), inbox.replay_resequence_sql(c), v_selector, inbox.state_predicate(c, 'dead'))
             USING p_event_ids, p_event_type;
         GET DIAGNOSTICS v_count = ROW_COUNT;
+        IF v_count > 0 AND inbox.replay_resequence_sql(c) = '' THEN
+            PERFORM inbox.reset_claim_floors();
+        END IF;
     ELSE
         v_count := inbox.tracked_replay(c, v_selector, p_event_ids, p_event_type);
     END IF;

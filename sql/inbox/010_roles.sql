@@ -108,6 +108,10 @@ BEGIN
         -- UPDATE privilege) elects one retention sweep per inbox (inbox.try_purge_inbox).
         EXECUTE format('GRANT UPDATE (stripped_until) ON inbox.inbox_config TO %s', v_role);
     END IF;
+    IF p_kind = 'operator' THEN
+        -- A replay moves the claim floors' reset counter (inbox.reset_claim_floors).
+        EXECUTE format('GRANT USAGE ON SEQUENCE inbox.claim_floor_resets TO %s', v_role);
+    END IF;
 END;
 $$;
 

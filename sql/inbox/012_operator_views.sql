@@ -758,6 +758,9 @@ BEGIN
             inbox.inbox_table(c), inbox.replay_resequence_sql(c), inbox.dead_selection_sql(c, false, p_error IS NOT NULL))
             USING NULL::text[], p_event_type, p_error;
         GET DIAGNOSTICS v_count = ROW_COUNT;
+        IF v_count > 0 AND inbox.replay_resequence_sql(c) = '' THEN
+            PERFORM inbox.reset_claim_floors();  -- an ordered inbox keeps the seq
+        END IF;
     ELSE
         v_count := inbox.tracked_replay(c, inbox.dead_selection_sql(c, false, p_error IS NOT NULL),
             NULL, p_event_type, p_error);

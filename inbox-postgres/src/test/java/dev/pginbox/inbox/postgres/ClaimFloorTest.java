@@ -74,7 +74,7 @@ class ClaimFloorTest extends InboxTestSupport {
   private static void send(PostgresInbox inbox, String prefix, int n) {
     inbox.sendAll(
         IntStream.range(0, n)
-            .mapToObj(i -> NewMessage.of(prefix + i, "t", "a" + i, null))
+            .mapToObj(i -> NewMessage.of(prefix + i, "t", prefix + "-a" + i, null))
             .toList());
   }
 
@@ -123,6 +123,61 @@ class ClaimFloorTest extends InboxTestSupport {
     }
     assertThat(count("SELECT count(*) FROM inbox.floor_held WHERE processed_at IS NULL"))
         .isEqualTo(1_900);
+  }
+
+  @Test
+  void an_ordered_claim_walks_the_claim_order_from_its_floor_too() throws Exception {
+    PostgresInbox inbox = manager.createInbox("floor_ordered");
+    manager.enableOrdering("floor_ordered", "aggregate_id", "received_at");
+    send(inbox, "m", 12_000);
+    try (Connection holder = database.connect();
+        Claimer claimer = new Claimer("floor_ordered")) {
+      holder.setAutoCommit(false);
+      holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
+      claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
+      for (int i = 0; i < 100; i++) {
+        assertThat(claimer.claim(100)).hasSize(100);
+      }
+      // Every message is its aggregate's head: the window of a claim from the front of the claim
+      // index read the 10,000 claimed entries first.
+      long read = claimIndexEntriesReadByOneClaim(claimer, "floor_ordered", 100);
+      assertThat(read).isBetween(100L, 1_000L);
+      holder.rollback();
+    }
+    assertThat(count("SELECT count(*) FROM inbox.floor_ordered WHERE processed_at IS NULL"))
+        .isEqualTo(1_900);
+  }
+
+  @Test
+  void a_replayed_dead_letter_of_an_ordered_inbox_is_claimed_below_the_floors() throws Exception {
+    PostgresInbox inbox =
+        manager.createInbox("floor_replay_ordered", InboxOptions.builder().maxRetries(1).build());
+    manager.enableOrdering("floor_replay_ordered", "aggregate_id", "received_at");
+    send(inbox, "m", 3);
+    try (Claimer claimer = new Claimer("floor_replay_ordered")) {
+      claimer.execute("BEGIN");
+      assertThat(claimer.claim(1)).containsExactly("m0");
+      claimer.execute("SELECT inbox.mark_failed('floor_replay_ordered', 'm0', 'boom', interval '0')");
+      claimer.execute("COMMIT");
+      assertThat(count("SELECT count(*) FROM inbox.floor_replay_ordered_dlq")).isEqualTo(1);
+      send(inbox, "o", 20);
+      assertThat(claimer.claim(30)).hasSize(22);
+      assertThat(claimer.claim(10)).isEmpty();
+      // Its seq stays (it orders its aggregate); the replay resets the floors instead.
+      sql("SELECT inbox.replay_inbox_messages('floor_replay_ordered', ARRAY['m0'])");
+      assertThat(claimer.claim(10)).containsExactly("m0");
+      // And by group.
+      claimer.execute("BEGIN");
+      send(inbox, "p", 1);
+      assertThat(claimer.claim(1)).containsExactly("p0");
+      claimer.execute("SELECT inbox.mark_failed('floor_replay_ordered', 'p0', 'boom', interval '0')");
+      claimer.execute("COMMIT");
+      send(inbox, "q", 20);
+      assertThat(claimer.claim(30)).hasSize(20);
+      sql("SELECT inbox.replay_dlq_group('floor_replay_ordered', 't', NULL)");
+      assertThat(claimer.claim(10)).containsExactly("p0");
+    }
   }
 
   @Test
