@@ -115,8 +115,15 @@ CREATE TABLE IF NOT EXISTS inbox.inbox_partition_leases (
     PRIMARY KEY (inbox_name, partition_id)
 );
 
--- The audit trail. Rows are written only through inbox.log_operator_action (SECURITY DEFINER), so
--- a role that may replay or purge needs no write access to the log itself. No foreign key to
+-- The lock that serialises catalog changes (inbox.lock_catalog) and installs (000_install_lock.sql):
+-- a table without rows or privileges, so that only its owner can lock it. Locking inbox_config
+-- itself let any role that may update a catalog column (consumers, for retention) hold a mode
+-- that blocked create_inbox, by leaving a transaction open after an UPDATE.
+CREATE TABLE IF NOT EXISTS inbox.catalog_lock ();
+REVOKE ALL ON inbox.catalog_lock FROM PUBLIC;
+
+-- The audit trail. Rows are written only through inbox.log_operator_action (SECURITY DEFINER, below),
+-- so a role that may replay or purge needs no write access to the log itself. No foreign key to
 -- inbox_config: the log outlives a dropped inbox.
 CREATE TABLE IF NOT EXISTS inbox.operator_log (
     id                  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -133,6 +140,38 @@ CREATE TABLE IF NOT EXISTS inbox.operator_log (
     rows_affected       bigint
 );
 CREATE INDEX IF NOT EXISTS operator_log_inbox_idx ON inbox.operator_log (inbox_name, id);
+
+-- Writes one audit row. Arguments larger than 8 kB (a replay of 40,000 event ids) are kept as
+-- their first 8 kB, marked truncated, so the log stays small.
+-- Only the audited functions write the log: they run as the schema's owner (SECURITY DEFINER:
+-- the operator actions, inbox.acted_on_by_caller) or only its owner may call them (create_inbox,
+-- the enable_* functions, grant_inbox); EXECUTE is nobody else's, so no role can write "alice
+-- replayed 42 rows" itself.
+-- What is recorded and how far it is trusted (docs/security.md, "The audit log"): role_name is the
+-- session's login role (session_user), which PostgreSQL authenticated; actor is the transaction
+-- setting inbox.actor, which the console and the Actuator endpoint set to the user they
+-- authenticated, and which any session of the role could set to anything: it is the role's claim.
+CREATE OR REPLACE FUNCTION inbox.log_operator_action(p_action text, p_inbox text, p_arguments jsonb, p_rows bigint)
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    INSERT INTO inbox.operator_log (role_name, actor, application_name, client_addr, action, inbox_name,
+                                    arguments, rows_affected)
+    VALUES (session_user,
+            left(nullif(current_setting('inbox.actor', true), ''), 200),
+            left(nullif(current_setting('application_name', true), ''), 200),
+            inet_client_addr(),
+            p_action, p_inbox,
+            CASE WHEN length(coalesce(p_arguments, '{}')::text) > 8192
+                 THEN jsonb_build_object('truncated', true, 'text', left(p_arguments::text, 8192))
+                 ELSE coalesce(p_arguments, '{}') END,
+            p_rows);
+END;
+$$;
+REVOKE EXECUTE ON FUNCTION inbox.log_operator_action(text, text, jsonb, bigint) FROM PUBLIC;
 
 -- Workers of every mode (all buckets, static or automatic partitions) announce themselves here
 -- at each gauge refresh; inbox_workers() reads it. Rows of workers silent for an hour are removed

@@ -208,16 +208,16 @@ AS $$
 $$;
 
 -- Serialises catalog changes (create, track, drop) so that two sessions creating the same inbox
--- get a clear "already exists" instead of a unique violation half way through. A lock on the
--- catalog table, not an advisory lock: only roles that may write the catalog (its owner) can take
--- a mode that blocks it, where any role that can connect could hold an advisory key forever.
+-- get a clear "already exists" instead of a unique violation half way through. A lock on
+-- inbox.catalog_lock, not an advisory lock: only its owner can lock it, where any role that can
+-- connect could hold an advisory key forever.
 CREATE OR REPLACE FUNCTION inbox.lock_catalog()
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    LOCK TABLE inbox.inbox_config IN SHARE ROW EXCLUSIVE MODE;
+    LOCK TABLE inbox.catalog_lock IN EXCLUSIVE MODE;
 END;
 $$;
 

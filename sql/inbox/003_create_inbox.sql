@@ -191,6 +191,32 @@ BEGIN
     PERFORM inbox.create_trigger_if_missing(c, c.inbox_name || '_derive_on_update',
         'CREATE TRIGGER {{trigger}} BEFORE UPDATE OF event_type, source, aggregate_id ON {{table}} '
         'FOR EACH ROW EXECUTE FUNCTION {{function}}()', v_values);
+    -- Consumers and operators may strip payloads (retention), never rewrite them.
+    PERFORM inbox.create_trigger_if_missing(c, c.inbox_name || '_payload_kept',
+        'CREATE TRIGGER {{trigger}} BEFORE UPDATE OF payload ON {{table}} FOR EACH ROW '
+        'WHEN (NEW.payload IS NOT NULL AND NEW.payload IS DISTINCT FROM OLD.payload) '
+        'EXECUTE FUNCTION inbox.refuse_payload_change()', v_values);
+END;
+$$;
+
+-- The trigger <name>_payload_kept: a message's payload does not change after it was sent. The
+-- column privilege that lets retention strip payloads (UPDATE (payload), apply_inbox_grants)
+-- would let consumers and operators write any payload; this lets them set it to NULL only. The
+-- table's owner (and its members) may still change it. The trigger's WHEN clause keeps it off
+-- every other UPDATE (claims, failures, replays).
+CREATE OR REPLACE FUNCTION inbox.refuse_payload_change()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT pg_has_role((SELECT r.relowner FROM pg_class r WHERE r.oid = TG_RELID), 'MEMBER') THEN
+        RAISE EXCEPTION 'a message''s payload cannot change after it was sent (inbox table %.%, event id %)',
+            TG_TABLE_SCHEMA, TG_TABLE_NAME, OLD.event_id
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'retention may set it to NULL; only the table''s owner may change it';
+    END IF;
+    RETURN NEW;
 END;
 $$;
 

@@ -58,6 +58,30 @@ BEGIN
 END;
 $$;
 
+-- The catalog row of an inbox an operator action (replay, discard, purge) acts on, once the caller
+-- may: the actions run as the schema's owner (SECURITY DEFINER), so that they alone write the
+-- audit log (inbox.log_operator_action), and are open to the roles that may record outcomes in
+-- the inbox's table (UPDATE on one of its columns: its consumers and operators, and its owner).
+-- The privileges checked are the login role's (session_user): whatever it may do, a session can do
+-- after RESET ROLE, so SET ROLE to a lesser role lends no right and takes none away.
+CREATE OR REPLACE FUNCTION inbox.acted_on_by_caller(p_inbox text)
+RETURNS inbox.inbox_config
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+BEGIN
+    IF NOT has_any_column_privilege(session_user, inbox.inbox_table(c), 'UPDATE') THEN
+        RAISE EXCEPTION 'role % may not act on inbox %: it may not record outcomes in %',
+            session_user, p_inbox, inbox.inbox_table(c)
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = format('grant it with SELECT inbox.grant_inbox(%L, %L, ''operator'')', p_inbox, session_user);
+    END IF;
+    RETURN c;
+END;
+$$;
+
 -- What a replay of a managed inbox without ordering sets besides the retry state: a new seq, so
 -- that the replayed message waits again as if it had just arrived, after the claim floors
 -- (inbox.advance_claim_floors), which have long passed its old one. An ordered inbox keeps the
@@ -83,10 +107,11 @@ CREATE OR REPLACE FUNCTION inbox.replay_inbox_messages(
     p_inbox text, p_event_ids text[] DEFAULT NULL, p_event_type text DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
     v_selector text;
     v_count integer;
 BEGIN
@@ -549,10 +574,11 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.purge_inbox(p_inbox text, p_batch_size integer DEFAULT 1000)
 RETURNS jsonb
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
     v_table text := inbox.inbox_table(c);
     v_budget integer := p_batch_size;
     v_deleted bigint := 0;

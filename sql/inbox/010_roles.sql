@@ -105,12 +105,9 @@ BEGIN
     END IF;
     IF p_kind IN ('consumer', 'operator') THEN
         -- Retention records how far it stripped payloads; locking the catalog row (which needs an
-        -- UPDATE privilege) elects one retention sweep per inbox (inbox.try_purge_inbox).
+        -- UPDATE privilege) elects one retention sweep per inbox (inbox.try_purge_inbox). Row
+        -- security limits both to the inboxes whose table the role may update (below).
         EXECUTE format('GRANT UPDATE (stripped_until) ON inbox.inbox_config TO %s', v_role);
-    END IF;
-    IF p_kind = 'operator' THEN
-        -- A replay moves the claim floors' reset counter (inbox.reset_claim_floors).
-        EXECUTE format('GRANT USAGE ON SEQUENCE inbox.claim_floor_resets TO %s', v_role);
     END IF;
 END;
 $$;
@@ -151,11 +148,6 @@ BEGIN
         -- A claim reads the last seq taken to move its claim floors (inbox.advance_claim_floors);
         -- SELECT on a sequence reads it and takes no value.
         EXECUTE format('GRANT SELECT ON SEQUENCE %s TO %s', pg_get_serial_sequence(v_table, 'seq'), v_role);
-    ELSIF p_kind = 'operator' AND c.managed THEN
-        -- A replay gives dead letters a new seq (inbox.replay_resequence_sql): seq is GENERATED
-        -- ALWAYS, so the column privilege allows SET seq = DEFAULT and no other value.
-        EXECUTE format('GRANT UPDATE (seq) ON %s TO %s', v_table, v_role);
-        EXECUTE format('GRANT USAGE ON SEQUENCE %s TO %s', pg_get_serial_sequence(v_table, 'seq'), v_role);
     END IF;
     IF p_kind = 'consumer' OR p_kind = 'operator' THEN
         EXECUTE format('GRANT UPDATE (%s) ON %s TO %s', v_marks, v_table, v_role);
@@ -431,6 +423,17 @@ END;
 $$;
 -- The per-row function of earlier versions.
 DROP FUNCTION IF EXISTS inbox.may_coordinate(text);
+
+-- The catalog likewise: everybody with SELECT reads every inbox's row, but a role updates (and
+-- locks, which takes the same policy) only the rows of the inboxes whose table it may update, so a
+-- consumer of one inbox can neither move another inbox's retention watermark nor hold its row.
+ALTER TABLE inbox.inbox_config ENABLE ROW LEVEL SECURITY;
+DROP POLICY IF EXISTS read_all ON inbox.inbox_config;
+CREATE POLICY read_all ON inbox.inbox_config FOR SELECT USING (true);
+DROP POLICY IF EXISTS updated_by_its_writers ON inbox.inbox_config;
+CREATE POLICY updated_by_its_writers ON inbox.inbox_config FOR UPDATE
+    USING (has_any_column_privilege(format('%I.%I', table_schema, table_name), 'UPDATE'))
+    WITH CHECK (has_any_column_privilege(format('%I.%I', table_schema, table_name), 'UPDATE'));
 
 -- The audit trail names the rows, groups and errors operators acted on, so a role given one inbox
 -- (inbox.grant_inbox ... 'operator' or 'reader') reads the rows of the inboxes whose table it may

@@ -1,33 +1,12 @@
 -- Operator views: what is stuck and why (blocked aggregates, lag per partition), who works on an
 -- inbox (workers), failures grouped by error, and the audit trail of operator actions.
 -- Every function pins its search_path; object names are schema-qualified all the same. The
--- tables (operator_log, inbox_worker_registry) are in 001_catalog.sql, so that 010_roles.sql can
--- grant them.
+-- tables (operator_log, inbox_worker_registry) and the audit log's writer are in 001_catalog.sql,
+-- so that 010_roles.sql can grant them.
 
 -- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
 -- others may create in public never take part (docs/security.md). install.sql sets it too.
 SET LOCAL search_path = pg_catalog, pg_temp;
-
--- Writes one audit row. Arguments larger than 8 kB (a replay of 40,000 event ids) are kept as
--- their first 8 kB, marked truncated, so the log stays small.
-CREATE OR REPLACE FUNCTION inbox.log_operator_action(p_action text, p_inbox text, p_arguments jsonb, p_rows bigint)
-RETURNS void
-LANGUAGE sql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $$
-    INSERT INTO inbox.operator_log (role_name, actor, application_name, client_addr, action, inbox_name,
-                                    arguments, rows_affected)
-    VALUES (session_user,
-            left(nullif(current_setting('inbox.actor', true), ''), 200),
-            left(nullif(current_setting('application_name', true), ''), 200),
-            inet_client_addr(),
-            p_action, p_inbox,
-            CASE WHEN length(coalesce(p_arguments, '{}')::text) > 8192
-                 THEN jsonb_build_object('truncated', true, 'text', left(p_arguments::text, 8192))
-                 ELSE coalesce(p_arguments, '{}') END,
-            p_rows)
-$$;
 
 -- The audit trail, newest first: of one inbox (NULL: all), before id p_before_id (NULL: from the
 -- newest) for paging, at most p_limit rows (1..1000).
@@ -747,10 +726,11 @@ $$;
 CREATE OR REPLACE FUNCTION inbox.replay_dlq_group(p_inbox text, p_event_type text, p_error text)
 RETURNS integer
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
     v_count integer;
 BEGIN
     IF c.managed THEN
@@ -778,10 +758,11 @@ CREATE OR REPLACE FUNCTION inbox.discard_dead_letters(p_inbox text, p_event_ids 
                                                       p_event_type text DEFAULT NULL, p_error text DEFAULT NULL)
 RETURNS integer
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
     v_count integer := 0;
 BEGIN
     PERFORM inbox.check_dead_selection(p_event_ids, p_event_type, p_error);
