@@ -174,6 +174,10 @@ BEGIN
         SET search_path = pg_catalog, pg_temp
         AS $body$
         BEGIN
+            -- A producer's INSERT always comes here (it cannot set priority or bucket).
+            IF TG_OP = 'INSERT' AND NEW.event_id = '' THEN
+                RAISE EXCEPTION 'an event id must not be empty' USING ERRCODE = 'invalid_parameter_value';
+            END IF;
             -- An INSERT keeps what it brought (the owner's values); a change recomputes both.
             IF TG_OP = 'UPDATE' OR NEW.priority IS NULL THEN
                 NEW.priority := {{priority_function}}(NEW.event_type, NEW.source, NEW.aggregate_id);
@@ -1451,7 +1455,8 @@ BEGIN
             EXECUTE format('DROP TABLE IF EXISTS %s', inbox.inbox_table(c));
         ELSE
             -- The kept table stays a plain table: no trigger pointing at a dropped inbox.
-            FOREACH v_trigger IN ARRAY ARRAY[p_name || '_notify', p_name || '_derive', p_name || '_derive_on_update'] LOOP
+            FOREACH v_trigger IN ARRAY ARRAY[p_name || '_notify', p_name || '_derive', p_name || '_derive_on_update',
+                                            p_name || '_payload_kept'] LOOP
                 EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', v_trigger, inbox.inbox_table(c));
             END LOOP;
         END IF;

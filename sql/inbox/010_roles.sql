@@ -248,6 +248,10 @@ BEGIN
                     cardinality(p_aggregate_ids), cardinality(p_payloads), cardinality(p_trace_ids)
                     USING ERRCODE = 'invalid_parameter_value';
             END IF;
+            IF '' = ANY (p_event_ids) THEN
+                RAISE EXCEPTION 'an event id must not be empty (element %%)', array_position(p_event_ids, '')
+                    USING ERRCODE = 'invalid_parameter_value';
+            END IF;
             BEGIN
                 %2$s;
                 GET DIAGNOSTICS v_count = ROW_COUNT;

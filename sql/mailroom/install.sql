@@ -15,7 +15,9 @@ BEGIN;
 -- Built-ins and schema-qualified names only, whatever the installing session's search_path:
 -- objects that untrusted roles create in public never run with the installer's rights.
 SET LOCAL search_path = pg_catalog, pg_temp;
-DO $$ BEGIN PERFORM pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('mailroom.install', 0)); END $$;
+-- The inbox install's lock (sql/inbox/000_install_lock.sql), which only the owner can take, not an
+-- advisory lock, which any role that can connect could hold; `mailroom-app install` takes it too.
+LOCK TABLE inbox.catalog_lock IN EXCLUSIVE MODE;
 -- Re-running prints a NOTICE per existing object otherwise.
 SET LOCAL client_min_messages = warning;
 \ir 001_schema.sql

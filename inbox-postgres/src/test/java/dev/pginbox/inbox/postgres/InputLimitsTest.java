@@ -50,6 +50,21 @@ class InputLimitsTest extends InboxTestSupport {
     assertThat(count("SELECT count(*) FROM inbox." + name + "_pending")).isEqualTo(1);
   }
 
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "INSERT INTO inbox.lim_empty_insert (event_id, event_type) VALUES ('', 't')",
+        "SELECT inbox.send_lim_empty_send(ARRAY['ok', ''], NULL, NULL, NULL, NULL, NULL)",
+      })
+  void an_empty_event_id_is_refused_and_nothing_of_its_batch_stored(String statement) {
+    String name = statement.contains("INSERT") ? "lim_empty_insert" : "lim_empty_send";
+    manager.createInbox(name);
+    assertThatThrownBy(() -> sql(statement))
+        .hasMessageContaining("an event id must not be empty")
+        .satisfies(e -> assertThat(sqlState(e)).isEqualTo("22023"));
+    assertThat(count("SELECT count(*) FROM inbox." + name)).isZero();
+  }
+
   @Test
   void stored_error_texts_are_capped_at_4000_characters() {
     manager.createInbox(
