@@ -97,8 +97,8 @@ $$;
 -- index its head test probes, until vacuum removes them, and every claim steps over them. One
 -- consumer draining 5,000,000 ordered messages for 80 s claimed 2,656,000 with autovacuum
 -- throttled as by default (the vacuum that came after a minute had not finished) and 3,179,000
--- unthrottled (docs/benchmarks.md, "A deep backlog"). Only new tables get these settings; an
--- operator's ALTER TABLE ... SET / RESET is never undone.
+-- unthrottled (benchmarks/results/2026-11-29-benchmarks-notebook.md, "A deep backlog"). Only new
+-- tables get these settings; an operator's ALTER TABLE ... SET / RESET is never undone.
 CREATE OR REPLACE FUNCTION inbox.create_message_table(c inbox.inbox_config)
 RETURNS void
 LANGUAGE plpgsql
