@@ -1325,6 +1325,31 @@ BEGIN
 END;
 $$;
 
+-- The options of create_inbox and alter_inbox that must hold together; invalid_parameter_value
+-- (22023) otherwise.
+CREATE OR REPLACE FUNCTION inbox.check_inbox_options(p_max_retries integer, p_backoff_base interval,
+    p_backoff_max interval, p_degraded_age_seconds integer, p_critical_age_seconds integer,
+    p_degraded_pending bigint, p_critical_pending bigint)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_max_retries IS NULL OR p_max_retries < 1 THEN
+        RAISE EXCEPTION 'max retries must be at least 1, got %', p_max_retries USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_degraded_age_seconds IS NULL OR p_critical_age_seconds IS NULL OR p_degraded_pending IS NULL
+       OR p_critical_pending IS NULL OR p_degraded_age_seconds < 0 OR p_degraded_pending < 0
+       OR p_critical_age_seconds < p_degraded_age_seconds OR p_critical_pending < p_degraded_pending THEN
+        RAISE EXCEPTION 'health thresholds must satisfy 0 <= degraded <= critical' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_backoff_base IS NULL OR p_backoff_max IS NULL OR p_backoff_base < interval '0' OR p_backoff_max < p_backoff_base THEN
+        RAISE EXCEPTION 'backoff must satisfy 0 <= base <= max, got base % and max %', p_backoff_base, p_backoff_max
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+END;
+$$;
+
 CREATE OR REPLACE FUNCTION inbox.create_inbox(
     p_name                  text,
     p_max_retries           integer DEFAULT 3,
@@ -1347,22 +1372,12 @@ DECLARE
     v_channel text := coalesce(p_channel, 'inbox_' || p_name);
     c inbox.inbox_config;
 BEGIN
-    IF p_max_retries IS NULL OR p_max_retries < 1 THEN
-        RAISE EXCEPTION 'max retries must be at least 1, got %', p_max_retries USING ERRCODE = 'invalid_parameter_value';
-    END IF;
     IF p_retention_hours IS NULL OR p_retention_hours < 0 OR p_dlq_retention_hours IS NULL OR p_dlq_retention_hours < 0
        OR p_dedup_retention_hours < 0 THEN
         RAISE EXCEPTION 'retention hours must not be negative' USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF p_degraded_age_seconds IS NULL OR p_critical_age_seconds IS NULL OR p_degraded_pending IS NULL
-       OR p_critical_pending IS NULL OR p_degraded_age_seconds < 0 OR p_degraded_pending < 0
-       OR p_critical_age_seconds < p_degraded_age_seconds OR p_critical_pending < p_degraded_pending THEN
-        RAISE EXCEPTION 'health thresholds must satisfy 0 <= degraded <= critical' USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF p_backoff_base IS NULL OR p_backoff_max IS NULL OR p_backoff_base < interval '0' OR p_backoff_max < p_backoff_base THEN
-        RAISE EXCEPTION 'backoff must satisfy 0 <= base <= max, got base % and max %', p_backoff_base, p_backoff_max
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
+    PERFORM inbox.check_inbox_options(p_max_retries, p_backoff_base, p_backoff_max, p_degraded_age_seconds,
+        p_critical_age_seconds, p_degraded_pending, p_critical_pending);
     IF v_channel !~ '^[A-Za-z_][A-Za-z0-9_]{0,62}$' THEN
         RAISE EXCEPTION 'invalid channel name %', quote_literal(v_channel) USING ERRCODE = 'invalid_parameter_value';
     END IF;
@@ -1420,6 +1435,85 @@ BEGIN
     END IF;
     UPDATE inbox.inbox_config SET max_payload_bytes = p_max_bytes WHERE inbox_name = p_inbox;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
+END;
+$$;
+
+-- Changes the options of an existing inbox (create_inbox's, but the channel): a NULL argument keeps
+-- the stored value; p_dedup_retention_hours 0 goes back to "as long as the processed retention".
+-- Returns what changed, {"option": {"from": old, "to": new}, ...} ({} when nothing did), which is
+-- also what the audit log records. A new max_retries makes the claim and dead-letter indexes again
+-- (their predicates hold it): the table takes no writes while they build, a few seconds per million
+-- waiting messages. Dead letters it turns into waiting messages (a higher max_retries) are claimed
+-- again at once (inbox.reset_claim_floors); messages it turns into dead letters (a lower one) are
+-- dead at once.
+CREATE OR REPLACE FUNCTION inbox.alter_inbox(
+    p_inbox                 text,
+    p_max_retries           integer DEFAULT NULL,
+    p_retention_hours       integer DEFAULT NULL,
+    p_dlq_retention_hours   integer DEFAULT NULL,
+    p_dedup_retention_hours integer DEFAULT NULL,
+    p_backoff_base          interval DEFAULT NULL,
+    p_backoff_max           interval DEFAULT NULL,
+    p_degraded_age_seconds  integer DEFAULT NULL,
+    p_critical_age_seconds  integer DEFAULT NULL,
+    p_degraded_pending      bigint DEFAULT NULL,
+    p_critical_pending      bigint DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning
+AS $$
+DECLARE
+    c inbox.inbox_config;
+    n inbox.inbox_config;
+    v_changes jsonb;
+    v_index text;
+BEGIN
+    IF p_retention_hours < 0 OR p_dlq_retention_hours < 0 OR p_dedup_retention_hours < 0 THEN
+        RAISE EXCEPTION 'retention hours must not be negative' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM inbox.lock_catalog();
+    c := inbox.inbox_config_of(p_inbox);
+    n := c;
+    n.max_retries := coalesce(p_max_retries, c.max_retries);
+    n.processed_retention := coalesce(make_interval(hours => p_retention_hours), c.processed_retention);
+    n.dlq_retention := coalesce(make_interval(hours => p_dlq_retention_hours), c.dlq_retention);
+    n.dedup_retention := CASE WHEN p_dedup_retention_hours IS NULL THEN c.dedup_retention
+                              WHEN p_dedup_retention_hours = 0 THEN NULL
+                              ELSE make_interval(hours => p_dedup_retention_hours) END;
+    n.backoff_base := coalesce(p_backoff_base, c.backoff_base);
+    n.backoff_max := coalesce(p_backoff_max, c.backoff_max);
+    n.degraded_age_seconds := coalesce(p_degraded_age_seconds, c.degraded_age_seconds);
+    n.critical_age_seconds := coalesce(p_critical_age_seconds, c.critical_age_seconds);
+    n.degraded_pending := coalesce(p_degraded_pending, c.degraded_pending);
+    n.critical_pending := coalesce(p_critical_pending, c.critical_pending);
+    PERFORM inbox.check_inbox_options(n.max_retries, n.backoff_base, n.backoff_max, n.degraded_age_seconds,
+        n.critical_age_seconds, n.degraded_pending, n.critical_pending);
+    SELECT jsonb_object_agg(o.key, jsonb_build_object('from', o.value, 'to', x.value) ORDER BY o.key)
+      INTO v_changes
+      FROM jsonb_each(to_jsonb(c)) o JOIN jsonb_each(to_jsonb(n)) x ON x.key = o.key
+     WHERE o.value IS DISTINCT FROM x.value;
+    IF v_changes IS NULL THEN
+        RETURN '{}';
+    END IF;
+    UPDATE inbox.inbox_config
+       SET max_retries = n.max_retries, processed_retention = n.processed_retention,
+           dlq_retention = n.dlq_retention, dedup_retention = n.dedup_retention,
+           backoff_base = n.backoff_base, backoff_max = n.backoff_max,
+           degraded_age_seconds = n.degraded_age_seconds, critical_age_seconds = n.critical_age_seconds,
+           degraded_pending = n.degraded_pending, critical_pending = n.critical_pending
+     WHERE inbox_name = p_inbox;
+    IF n.max_retries <> c.max_retries THEN
+        FOREACH v_index IN ARRAY ARRAY[p_inbox || '_claim_idx', p_inbox || '_dlq_idx'] LOOP
+            IF c.managed AND inbox.belongs_to_inbox(c, v_index) THEN
+                EXECUTE format('DROP INDEX IF EXISTS inbox.%I', v_index);
+            END IF;
+        END LOOP;
+        PERFORM inbox.reset_claim_floors();
+    END IF;
+    PERFORM inbox.rebuild_inbox_objects(p_inbox);
+    PERFORM inbox.log_operator_action('alter_inbox', p_inbox, v_changes, NULL);
+    RETURN v_changes;
 END;
 $$;
 

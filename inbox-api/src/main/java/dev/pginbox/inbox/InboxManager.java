@@ -26,6 +26,24 @@ public interface InboxManager {
   Inbox createInbox(String name, InboxOptions options);
 
   /**
+   * The options inbox {@code name} has now.
+   *
+   * @throws InboxNotFoundException when it does not exist
+   */
+  InboxOptions options(String name);
+
+  /**
+   * Gives an existing inbox {@code options} (every option but the channel, which stays), in one
+   * audited step ({@code inbox.alter_inbox}). A new {@code maxRetries} rebuilds the inbox's claim
+   * and dead-letter indexes, which blocks writes to it while they build.
+   *
+   * @return the options that changed, by their SQL names ({@code max_retries}, {@code
+   *     backoff_base}...), sorted; empty when the inbox had them already
+   * @throws InboxNotFoundException when it does not exist
+   */
+  List<String> alterInbox(String name, InboxOptions options);
+
+  /**
    * Drops an inbox's views, functions and catalog rows. The message table of a managed inbox is
    * kept unless {@code cascade}; a tracked table is never dropped.
    */

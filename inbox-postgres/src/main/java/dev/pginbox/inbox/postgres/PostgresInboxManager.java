@@ -73,25 +73,46 @@ public final class PostgresInboxManager implements InboxManager {
         "create inbox " + name,
         name,
         h ->
-            h.createQuery(InboxStatements.sql("create_inbox"))
-                .bind("name", name)
-                .bind("maxRetries", o.maxRetries())
-                .bind("retentionHours", (int) o.processedRetention().toHours())
-                .bind("dlqRetentionHours", (int) o.dlqRetention().toHours())
-                .bind(
-                    "dedupRetentionHours",
-                    o.dedupRetention() == null ? null : (int) o.dedupRetention().toHours())
+            InboxStatements.bindOptions(h.createQuery(InboxStatements.sql("create_inbox")), name, o)
                 .bind("channel", o.channel())
-                .bind("backoffBaseSeconds", seconds(o.backoffBase()))
-                .bind("backoffMaxSeconds", seconds(o.backoffMax()))
-                .bind("degradedAgeSeconds", o.degradedAgeSeconds())
-                .bind("criticalAgeSeconds", o.criticalAgeSeconds())
-                .bind("degradedPending", o.degradedPending())
-                .bind("criticalPending", o.criticalPending())
                 .mapTo(String.class)
                 .one());
     LOG.info("created inbox {} ({})", name, o);
     return new PostgresInbox(jdbi, name, true);
+  }
+
+  @Override
+  public InboxOptions options(String name) {
+    InboxNames.requireValid(name);
+    return call(
+            "read options of inbox " + name,
+            name,
+            h ->
+                h.createQuery(InboxStatements.sql("inbox_options"))
+                    .bind("name", name)
+                    .map((rs, ctx) -> InboxStatements.options(rs))
+                    .findOne())
+        .orElseThrow(
+            () -> new InboxNotFoundException("inbox '" + name + "' does not exist", name, null));
+  }
+
+  @Override
+  public List<String> alterInbox(String name, InboxOptions o) {
+    InboxNames.requireValid(name);
+    Objects.requireNonNull(o, "options");
+    List<String> changed =
+        call(
+            "alter inbox " + name,
+            name,
+            h ->
+                InboxStatements.bindOptions(
+                        h.createQuery(InboxStatements.sql("alter_inbox")), name, o)
+                    .mapTo(String.class)
+                    .list());
+    if (!changed.isEmpty()) {
+      LOG.info("altered inbox {}: {} ({})", name, changed, o);
+    }
+    return changed;
   }
 
   @Override
@@ -228,10 +249,6 @@ public final class PostgresInboxManager implements InboxManager {
     } catch (Exception e) {
       throw SqlErrors.translate(e, action, inbox, null);
     }
-  }
-
-  private static double seconds(Duration d) {
-    return d.toNanos() / 1e9;
   }
 
   private static int wholeHours(Duration d, String inbox) {

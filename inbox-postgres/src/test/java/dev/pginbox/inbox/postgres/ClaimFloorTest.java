@@ -158,7 +158,8 @@ class ClaimFloorTest extends InboxTestSupport {
     try (Claimer claimer = new Claimer("floor_replay_ordered")) {
       claimer.execute("BEGIN");
       assertThat(claimer.claim(1)).containsExactly("m0");
-      claimer.execute("SELECT inbox.mark_failed('floor_replay_ordered', 'm0', 'boom', interval '0')");
+      claimer.execute(
+          "SELECT inbox.mark_failed('floor_replay_ordered', 'm0', 'boom', interval '0')");
       claimer.execute("COMMIT");
       assertThat(count("SELECT count(*) FROM inbox.floor_replay_ordered_dlq")).isEqualTo(1);
       send(inbox, "o", 20);
@@ -171,7 +172,8 @@ class ClaimFloorTest extends InboxTestSupport {
       claimer.execute("BEGIN");
       send(inbox, "p", 1);
       assertThat(claimer.claim(1)).containsExactly("p0");
-      claimer.execute("SELECT inbox.mark_failed('floor_replay_ordered', 'p0', 'boom', interval '0')");
+      claimer.execute(
+          "SELECT inbox.mark_failed('floor_replay_ordered', 'p0', 'boom', interval '0')");
       claimer.execute("COMMIT");
       send(inbox, "q", 20);
       assertThat(claimer.claim(30)).hasSize(20);

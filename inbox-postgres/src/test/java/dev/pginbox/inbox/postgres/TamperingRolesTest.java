@@ -42,7 +42,8 @@ class TamperingRolesTest extends InboxTestSupport {
     operator.isRefused(forged);
     producer.isRefused(forged);
     consumerOfA.isRefused(forged);
-    operator.isRefused("DO $$ BEGIN PERFORM inbox.log_operator_action('purge', 'tamper_b', '{}', 1); END $$");
+    operator.isRefused(
+        "DO $$ BEGIN PERFORM inbox.log_operator_action('purge', 'tamper_b', '{}', 1); END $$");
     operator.isRefused(
         "CREATE FUNCTION pg_temp.forge() RETURNS void LANGUAGE plpgsql AS "
             + "$$ BEGIN PERFORM inbox.log_operator_action('replay', 'tamper_b', '{}', 7); END $$",

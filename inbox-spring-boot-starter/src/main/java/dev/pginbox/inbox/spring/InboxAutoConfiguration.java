@@ -15,11 +15,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -51,15 +53,21 @@ public class InboxAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   @DependsOnDatabaseInitialization
-  PostgresInboxManager inboxManager(DataSource dataSource, InboxProperties properties) {
+  PostgresInboxManager inboxManager(
+      DataSource dataSource, InboxProperties properties, Environment environment) {
     PostgresInboxManager manager = PostgresInboxManager.create(dataSource);
     if (properties.install()) {
       manager.install();
     }
+    ConfiguredInboxOptions configured = new ConfiguredInboxOptions(Binder.get(environment));
     for (Map.Entry<String, InboxProperties.InboxDefinition> e : properties.inboxes().entrySet()) {
-      if (e.getValue().create() && !manager.exists(e.getKey())) {
-        manager.createInbox(e.getKey(), e.getValue().options());
-        LOG.info("created inbox {} from inbox.inboxes.{}.*", e.getKey(), e.getKey());
+      if (!manager.exists(e.getKey())) {
+        if (e.getValue().create()) {
+          manager.createInbox(e.getKey(), e.getValue().options());
+          LOG.info("created inbox {} from inbox.inboxes.{}.*", e.getKey(), e.getKey());
+        }
+      } else {
+        configured.apply(manager, e.getKey(), e.getValue());
       }
     }
     return manager;

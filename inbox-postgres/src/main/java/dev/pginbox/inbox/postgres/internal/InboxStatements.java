@@ -5,13 +5,18 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pginbox.inbox.HealthStatus;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxHealth;
+import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.InboxStatus;
 import dev.pginbox.inbox.PurgeResult;
 import java.io.IOException;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.jdbi.v3.core.statement.Query;
 
 /**
  * The static statements of the Java API (files under {@code InboxStatements/}) and the mapping of
@@ -25,6 +30,44 @@ public final class InboxStatements {
 
   public static String sql(String name) {
     return SqlResources.get(InboxStatements.class, name);
+  }
+
+  /** Binds the options create_inbox and alter_inbox share (all but the channel). */
+  public static Query bindOptions(Query q, String name, InboxOptions o) {
+    return q.bind("name", name)
+        .bind("maxRetries", o.maxRetries())
+        .bind("retentionHours", (int) o.processedRetention().toHours())
+        .bind("dlqRetentionHours", (int) o.dlqRetention().toHours())
+        .bind(
+            "dedupRetentionHours",
+            o.dedupRetention() == null ? null : (int) o.dedupRetention().toHours())
+        .bind("backoffBaseSeconds", seconds(o.backoffBase()))
+        .bind("backoffMaxSeconds", seconds(o.backoffMax()))
+        .bind("degradedAgeSeconds", o.degradedAgeSeconds())
+        .bind("criticalAgeSeconds", o.criticalAgeSeconds())
+        .bind("degradedPending", o.degradedPending())
+        .bind("criticalPending", o.criticalPending());
+  }
+
+  /** A row of inbox_options.sql. */
+  public static InboxOptions options(ResultSet rs) throws SQLException {
+    long dedup = rs.getLong("dedup_seconds");
+    return new InboxOptions(
+        rs.getInt("max_retries"),
+        Duration.ofSeconds(rs.getLong("processed_seconds")),
+        Duration.ofSeconds(rs.getLong("dlq_seconds")),
+        rs.wasNull() || dedup == 0 ? null : Duration.ofSeconds(dedup),
+        rs.getString("notify_channel"),
+        Duration.ofNanos(Math.round(rs.getDouble("backoff_base_seconds") * 1e9)),
+        Duration.ofNanos(Math.round(rs.getDouble("backoff_max_seconds") * 1e9)),
+        rs.getInt("degraded_age_seconds"),
+        rs.getInt("critical_age_seconds"),
+        rs.getLong("degraded_pending"),
+        rs.getLong("critical_pending"));
+  }
+
+  private static double seconds(Duration d) {
+    return d.toNanos() / 1e9;
   }
 
   public static InboxHealth health(String json) {
