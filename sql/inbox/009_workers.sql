@@ -130,11 +130,11 @@ BEGIN
     v_waiting := format('m.processed_at IS NULL AND m.retry_count < %s AND m.next_attempt_at <= now()
               AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', c.max_retries);
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    v_floors := inbox.claim_floors(p_inbox, v_mask, inbox.priority_levels(c));
+    v_levels := v_floors[4]::integer[];
+    v_from := v_floors[5]::bigint[];
     IF o.inbox_name IS NULL THEN
         -- Level by level from the claim floors, as claim_<name> walks.
-        v_floors := inbox.claim_floors(p_inbox, v_mask, inbox.priority_levels(c));
-        v_levels := v_floors[4]::integer[];
-        v_from := v_floors[5]::bigint[];
         v_count := 0;
         FOR v_i IN 1 .. cardinality(v_levels) LOOP
             EXIT WHEN v_count >= p_limit;
@@ -149,13 +149,17 @@ BEGIN
 
     EXECUTE format($q$SELECT (count(*) FILTER (WHERE m.%1$I IS NULL OR NOT %3$s))::integer,
                 count(*)::integer
-            FROM (SELECT m.* FROM %2$s m WHERE %4$s ORDER BY m.priority, m.seq LIMIT $3) m$q$,
+            FROM (SELECT m.* FROM %2$s m WHERE %4$s
+                    -- From the claim floors, as the ordered claim's window.
+                    AND (m.priority, m.seq) >= ($4, $5) AND m.seq >= coalesce($6[array_position($7, m.priority)], '-9223372036854775808'::bigint)
+                  ORDER BY m.priority, m.seq LIMIT $3) m$q$,
         o.aggregate_column, v_table,
         inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
             format('m.%I', o.aggregate_column), format('m.%I', o.sequence_column), 'm.seq'),
         v_waiting)
         INTO v_heads, v_walked
-        USING p_limit, v_mask, v_window;
+        USING p_limit, v_mask, v_window, coalesce(v_levels[1], '-2147483648'::integer),
+              coalesce(v_from[1], '-9223372036854775808'::bigint), v_from, v_levels;
     IF p_limit IS NULL OR v_heads >= p_limit OR v_walked < v_window THEN
         RETURN least(v_heads, p_limit);
     END IF;

@@ -80,13 +80,19 @@ class ClaimFloorTest extends InboxTestSupport {
 
   private static long claimIndexEntriesReadByOneClaim(Claimer claimer, String inbox, int limit)
       throws Exception {
+    return claimIndexEntriesRead(
+        claimer, inbox, "SELECT count(*) FROM inbox.claim_" + inbox + "(" + limit + ")");
+  }
+
+  private static long claimIndexEntriesRead(Claimer claimer, String inbox, String statement)
+      throws Exception {
     // The transaction's counters include whatever the session has not yet reported: report it.
     claimer.execute("SELECT pg_stat_force_next_flush()");
     Thread.sleep(50);
     claimer.execute("SELECT 1");
     claimer.execute("BEGIN");
     try (Statement s = claimer.c.createStatement()) {
-      s.executeQuery("SELECT count(*) FROM inbox.claim_" + inbox + "(" + limit + ")").close();
+      s.executeQuery(statement).close();
       try (ResultSet rs =
           s.executeQuery(
               "SELECT pg_stat_get_xact_tuples_returned('inbox."
@@ -143,6 +149,11 @@ class ClaimFloorTest extends InboxTestSupport {
       // index read the 10,000 claimed entries first.
       long read = claimIndexEntriesReadByOneClaim(claimer, "floor_ordered", 100);
       assertThat(read).isBetween(100L, 1_000L);
+      // The count of waiting heads (the workers' batching rule) walks from the floors too.
+      long counted =
+          claimIndexEntriesRead(
+              claimer, "floor_ordered", "SELECT inbox.count_waiting('floor_ordered', 100)");
+      assertThat(counted).isBetween(100L, 1_000L);
       holder.rollback();
     }
     assertThat(count("SELECT count(*) FROM inbox.floor_ordered WHERE processed_at IS NULL"))
