@@ -193,7 +193,12 @@ $$;
 -- except across concurrent producers, by the length of their transactions.) A tracked table
 -- orders by its received_at column. A message whose received_at lies in the future (a writer set
 -- it) is passed over, so it cannot hide the messages waiting behind it.
-CREATE OR REPLACE FUNCTION inbox.oldest_pending_sql(c inbox.inbox_config, p_columns text)
+-- With p_stalled, an ordered managed inbox's messages of the aggregates in the query's parameter
+-- $1 (text[], inbox.stalled_aggregates) are passed over too, among the first 10,000 waiting
+-- messages of each priority: no message among them means no age (a dead head with a long queue
+-- behind it shows as blocked messages and a dead letter instead).
+CREATE OR REPLACE FUNCTION inbox.oldest_pending_sql(c inbox.inbox_config, p_columns text,
+                                                   p_stalled boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -201,18 +206,27 @@ AS $$
 DECLARE
     v_table text := inbox.inbox_table(c);
     v_pending text := inbox.state_predicate(c, 'pending');
+    v_aggregate text;
 BEGIN
     IF c.managed THEN
+        SELECT o.aggregate_column INTO v_aggregate FROM inbox.inbox_ordering_config o
+        WHERE o.inbox_name = c.inbox_name AND p_stalled;
         RETURN format($q$WITH RECURSIVE prio AS (
                 (SELECT m.priority FROM %1$s m WHERE %2$s ORDER BY m.priority LIMIT 1)
                 UNION ALL
                 SELECT (SELECT m.priority FROM %1$s m WHERE %2$s AND m.priority > prio.priority
                         ORDER BY m.priority LIMIT 1)
                 FROM prio WHERE prio.priority IS NOT NULL)
-            SELECT %3$s FROM prio CROSS JOIN LATERAL (
-                SELECT m.* FROM %1$s m WHERE %2$s AND m.priority = prio.priority AND m.received_at <= now()
-                ORDER BY m.seq LIMIT 1) m
-            ORDER BY m.seq LIMIT 1$q$, v_table, v_pending, p_columns);
+            SELECT %3$s FROM prio CROSS JOIN LATERAL (%4$s) m
+            ORDER BY m.seq LIMIT 1$q$, v_table, v_pending, p_columns,
+            CASE WHEN v_aggregate IS NULL THEN format(
+                'SELECT m.* FROM %s m WHERE %s AND m.priority = prio.priority AND m.received_at <= now()
+                 ORDER BY m.seq LIMIT 1', v_table, v_pending)
+            ELSE format(
+                'SELECT m.* FROM (SELECT m.* FROM %s m WHERE %s AND m.priority = prio.priority
+                                  ORDER BY m.seq LIMIT 10000) m
+                 WHERE m.received_at <= now() AND NOT coalesce(m.%I::text = ANY ($1), false)
+                 ORDER BY m.seq LIMIT 1', v_table, v_pending, v_aggregate) END);
     END IF;
     RETURN format('SELECT %s FROM %s m WHERE %s AND m.%I <= now() ORDER BY m.%I LIMIT 1',
         p_columns, v_table, v_pending, c.received_at_column, c.received_at_column);
@@ -248,6 +262,11 @@ DECLARE
     v_throughput bigint;
     v_horizon jsonb := inbox.horizon_health();
     v_status text;
+    -- An ordered inbox's aggregates whose head is dead or backing off: their messages are blocked.
+    v_stalled text[] := inbox.stalled_aggregates(p_inbox);
+    v_blocked bigint := 0;
+    v_blocked_exact boolean := true;
+    v_claimable bigint;  -- pending, but not blocked
 BEGIN
     SELECT x.n, x.exact INTO v_pending, v_pending_exact
         FROM inbox.capped_count(v_table, v_pending_predicate, c.degraded_pending + 1) x;
@@ -261,17 +280,27 @@ BEGIN
     END IF;
     SELECT x.n, x.exact INTO v_dead, v_dead_exact
         FROM inbox.capped_count(v_table, inbox.state_predicate(c, 'dead'), greatest(c.degraded_dlq, 10000) + 1) x;
+    IF cardinality(v_stalled) > 0 THEN
+        SELECT x.n, x.exact INTO v_blocked, v_blocked_exact
+            FROM inbox.capped_count(v_table, v_pending_predicate || format(' AND m.%I::text = ANY (%L::text[])',
+                (SELECT o.aggregate_column FROM inbox.inbox_ordering_config o WHERE o.inbox_name = p_inbox),
+                v_stalled), greatest(c.critical_pending, 10000) + 1) x;
+    END IF;
+    v_claimable := greatest(v_pending - v_blocked, 0);
     IF c.received_at_column IS NOT NULL THEN
-        EXECUTE inbox.oldest_pending_sql(c, format('m.%I', c.received_at_column)) INTO v_oldest;
+        EXECUTE inbox.oldest_pending_sql(c, format('m.%I', c.received_at_column), v_stalled IS NOT NULL)
+            INTO v_oldest USING v_stalled;
         v_age := coalesce(floor(inbox.seconds_since(v_oldest))::bigint, 0);
     END IF;
     EXECUTE format('SELECT count(*) FROM %1$s m WHERE m.%2$I >= now() - interval ''1 minute''',
         v_table, c.processed_at_column) INTO v_throughput;
 
+    -- Blocked messages wait for their head, not for a worker: neither the age nor the pending
+    -- checks count them (their dead heads count as dead letters).
     v_status := CASE
-        WHEN v_age >= c.critical_age_seconds OR v_pending > c.critical_pending
+        WHEN v_age >= c.critical_age_seconds OR v_claimable > c.critical_pending
              OR v_horizon ->> 'check' = 'critical' THEN 'critical'
-        WHEN v_age >= c.degraded_age_seconds OR v_pending > c.degraded_pending
+        WHEN v_age >= c.degraded_age_seconds OR v_claimable > c.degraded_pending
              OR v_dead >= c.degraded_dlq OR v_horizon ->> 'check' = 'degraded' THEN 'degraded'
         ELSE 'healthy' END;
 
@@ -282,14 +311,18 @@ BEGIN
         'dlq_count', v_dead,
         'dlq_count_exact', v_dead_exact,
         'oldest_pending_age_seconds', v_age,
+        -- Ordered inboxes: waiting messages of aggregates whose head is dead or backing off
+        -- (inbox.stalled_aggregates), counted up to the larger of critical_pending and 10,000.
+        'blocked_count', v_blocked,
+        'blocked_count_exact', v_blocked_exact,
         'throughput_per_minute', v_throughput,
         'status', v_status,
         -- The checks that made the status other than healthy, each with its verdict.
         'status_reasons', to_jsonb(array_remove(ARRAY[
             CASE WHEN v_age >= c.critical_age_seconds THEN 'oldest_pending_age: critical'
                  WHEN v_age >= c.degraded_age_seconds THEN 'oldest_pending_age: degraded' END,
-            CASE WHEN v_pending > c.critical_pending THEN 'pending_count: critical'
-                 WHEN v_pending > c.degraded_pending THEN 'pending_count: degraded' END,
+            CASE WHEN v_claimable > c.critical_pending THEN 'pending_count: critical'
+                 WHEN v_claimable > c.degraded_pending THEN 'pending_count: degraded' END,
             CASE WHEN v_horizon ->> 'check' <> 'ok' THEN 'xmin_horizon: ' || (v_horizon ->> 'check') END,
             CASE WHEN v_dead >= c.degraded_dlq THEN 'dlq_count: degraded' END], NULL)),
         'xmin_horizon', v_horizon,

@@ -160,6 +160,36 @@ $$;
 
 -- How many aggregates are blocked, counting among the first p_scan aggregates only (so that a
 -- health probe stays cheap with millions of aggregates): n, and exact = false when it stopped there.
+-- On an ordered managed inbox, the aggregates (as text) among the first p_scan whose head cannot be
+-- claimed now: a dead letter, or backing off. Every waiting message of such an aggregate waits for
+-- its head, not for a worker: inbox_health leaves them out of its age and pending checks and
+-- counts them as blocked. NULL for other inboxes. A head held by a running transaction is not
+-- stalled: its aggregate waits for a worker that is working on it.
+CREATE OR REPLACE FUNCTION inbox.stalled_aggregates(p_inbox text, p_scan integer DEFAULT 10000)
+RETURNS text[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    o inbox.inbox_ordering_config;
+    v_aggregates text[];
+BEGIN
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
+    IF NOT FOUND OR NOT c.managed THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE format($q$WITH RECURSIVE %1$s, walked AS MATERIALIZED (SELECT heads.agg, heads.tid FROM heads LIMIT $1)
+        SELECT coalesce(array_agg(walked.agg::text), '{}') FROM walked JOIN %2$s m ON m.ctid = walked.tid
+        WHERE m.retry_count >= %3$s OR m.next_attempt_at > now()$q$,
+        inbox.aggregate_heads_sql(inbox.inbox_table(c), o.aggregate_column, o.sequence_column),
+        inbox.inbox_table(c), c.max_retries)
+        INTO v_aggregates
+        USING p_scan;
+    RETURN v_aggregates;
+END;
+$$;
+
 CREATE OR REPLACE FUNCTION inbox.count_blocked_aggregates(p_inbox text, p_scan integer DEFAULT 10000,
                                                           OUT n bigint, OUT exact boolean)
 LANGUAGE plpgsql STABLE

@@ -32,6 +32,10 @@ import java.util.List;
  *     may not see it
  * @param statusReasons the checks that made the status other than healthy, each as {@code "check:
  *     verdict"} (e.g. {@code "xmin_horizon: critical"}); empty when healthy
+ * @param blockedCount waiting messages of an ordered inbox's aggregates whose head is a dead letter
+ *     or backing off: they wait for their head, not for a worker, and neither the age nor the
+ *     pending check counts them (counted up to the critical pending threshold or 10,000, the
+ *     larger)
  */
 public record InboxHealth(
     String inbox,
@@ -48,7 +52,8 @@ public record InboxHealth(
     boolean blockedAggregatesExact,
     long horizonHeldSeconds,
     HorizonHolder horizonHolder,
-    List<String> statusReasons) {
+    List<String> statusReasons,
+    long blockedCount) {
 
   public InboxHealth {
     statusReasons = List.copyOf(statusReasons);
@@ -143,7 +148,44 @@ public record InboxHealth(
         blockedAggregatesExact,
         0,
         null,
-        List.of());
+        List.of(),
+        0);
+  }
+
+  /** Health without the blocked messages' count (0). */
+  public InboxHealth(
+      String inbox,
+      long pendingCount,
+      long dlqCount,
+      long oldestPendingAgeSeconds,
+      long throughputPerMinute,
+      HealthStatus status,
+      long blockedAggregates,
+      long worstPartitionLagSeconds,
+      long processingCount,
+      boolean pendingCountExact,
+      boolean dlqCountExact,
+      boolean blockedAggregatesExact,
+      long horizonHeldSeconds,
+      HorizonHolder horizonHolder,
+      List<String> statusReasons) {
+    this(
+        inbox,
+        pendingCount,
+        dlqCount,
+        oldestPendingAgeSeconds,
+        throughputPerMinute,
+        status,
+        blockedAggregates,
+        worstPartitionLagSeconds,
+        processingCount,
+        pendingCountExact,
+        dlqCountExact,
+        blockedAggregatesExact,
+        horizonHeldSeconds,
+        horizonHolder,
+        statusReasons,
+        0);
   }
 
   /**

@@ -31,6 +31,7 @@ final class HealthCommand extends OperatorCommand {
             .add("processing_count", health.processingCount())
             .add("blocked_aggregates", health.blockedAggregates())
             .add("blocked_aggregates_exact", health.blockedAggregatesExact())
+            .add("blocked_count", health.blockedCount())
             .add("worst_partition_lag_seconds", health.worstPartitionLagSeconds())
             .add("xmin_horizon_held_seconds", health.horizonHeldSeconds())
             .add(

@@ -51,6 +51,7 @@ final class InboxGauges {
         set("inbox.waiting", name, null, health.pendingCount());
         set("inbox.dead", name, null, health.dlqCount());
         set("inbox.blocked.aggregates", name, null, health.blockedAggregates());
+        set("inbox.blocked", name, null, health.blockedCount());
         set("inbox.xmin.horizon.held", name, null, health.horizonHeldSeconds());
         for (PartitionLag lag : inbox.operations().partitionLag()) {
           String partition = lag.partition() == null ? "all" : lag.partition().toString();

@@ -87,7 +87,8 @@ public final class InboxStatements {
         exact(n, "blocked_aggregates_exact"),
         n.path("xmin_horizon").path("held_seconds").asLong(),
         horizonHolder(n.path("xmin_horizon").path("holder")),
-        reasons(n.path("status_reasons")));
+        reasons(n.path("status_reasons")),
+        n.path("blocked_count").asLong());
   }
 
   private static InboxHealth.HorizonHolder horizonHolder(JsonNode h) {
