@@ -81,6 +81,10 @@ ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS payload_column text;
 -- A tracked table with a notification trigger (enable_inbox_tracking(p_notify => true)); a managed
 -- inbox always has one.
 ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS notify_trigger boolean NOT NULL DEFAULT false;
+-- A tracked table's privileges before tracking granted the inbox's roles theirs, as
+-- {"table": aclitem[] as text[], "columns": {"column": aclitem[] as text[]}}; drop_inbox puts them
+-- back (inbox.restore_tracked_privileges). NULL: tracked by a version that did not record them.
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS tracked_privileges jsonb;
 
 CREATE TABLE IF NOT EXISTS inbox.inbox_ordering_config (
     inbox_name          text PRIMARY KEY REFERENCES inbox.inbox_config ON DELETE CASCADE,

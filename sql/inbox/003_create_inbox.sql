@@ -1566,6 +1566,9 @@ BEGIN
         IF inbox.belongs_to_inbox(c, p_name || '_retry_state') THEN
             EXECUTE format('DROP TABLE IF EXISTS %s', inbox.retry_state_table(c));
         END IF;
+        IF c.tracked_privileges IS NOT NULL AND to_regclass(inbox.inbox_table(c)) IS NOT NULL THEN
+            PERFORM inbox.restore_tracked_privileges(inbox.inbox_table(c)::regclass, c.tracked_privileges);
+        END IF;
     END IF;
     DELETE FROM inbox.inbox_config WHERE inbox_name = p_name;
     PERFORM inbox.log_operator_action('drop_inbox', p_name, jsonb_build_object('cascade', p_cascade), NULL);

@@ -165,16 +165,77 @@ BEGIN
         processed_retention, dlq_retention, retention_enabled,
         degraded_age_seconds, critical_age_seconds, degraded_pending, critical_pending, notify_channel,
         id_column, event_type_column, processed_at_column, received_at_column, aggregate_column,
-        retry_count_column, error_column, payload_column, notify_trigger)
+        retry_count_column, error_column, payload_column, notify_trigger, tracked_privileges)
     VALUES (v_name, v_schema, v_relname, false, p_max_retries,
         make_interval(hours => coalesce(p_retention_hours, 72)), make_interval(hours => p_dlq_retention_hours),
         p_retention_hours IS NOT NULL,
         p_degraded_age_seconds, p_critical_age_seconds, p_degraded_pending, p_critical_pending, 'inbox_' || v_name,
         p_id_column, p_event_type_column, p_processed_at_column, v_received_at, v_aggregate,
-        v_retry_count, v_error, v_payload, coalesce(p_notify, false));
+        v_retry_count, v_error, v_payload, coalesce(p_notify, false), inbox.table_privileges(v_table));
 
     PERFORM inbox.rebuild_inbox_objects(v_name);
     PERFORM inbox.log_operator_action('enable_tracking', v_name, jsonb_build_object('table', p_table_ref), NULL);
+END;
+$$;
+
+-- The privileges on a table and on its columns, as recorded in inbox_config.tracked_privileges.
+CREATE OR REPLACE FUNCTION inbox.table_privileges(p_table regclass)
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_build_object(
+        'table', (SELECT to_jsonb(coalesce(t.relacl, acldefault('r', t.relowner))::text[])
+                  FROM pg_class t WHERE t.oid = p_table),
+        'columns', coalesce((SELECT jsonb_object_agg(a.attname, a.attacl::text[])
+                             FROM pg_attribute a
+                             WHERE a.attrelid = p_table AND a.attnum > 0 AND NOT a.attisdropped
+                               AND a.attacl IS NOT NULL), '{}'))
+$$;
+
+-- Gives a tracked table back the privileges it had before tracking (p_saved, from
+-- inbox.table_privileges): every role but the owner loses what it holds on the table and its
+-- columns now, then gets what it held then. Grants the application made after tracking are lost
+-- with the inbox's, as the two cannot be told apart. The grantor becomes the caller.
+CREATE OR REPLACE FUNCTION inbox.restore_tracked_privileges(p_table regclass, p_saved jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_owner oid := (SELECT t.relowner FROM pg_class t WHERE t.oid = p_table);
+    v_grantee text;
+    v_column text;
+    v_privilege text;
+    v_grantable boolean;
+BEGIN
+    FOR v_grantee, v_column IN
+        SELECT DISTINCT CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(x.grantee::regrole::text) END, x.col
+        FROM (SELECT (aclexplode(t.relacl)).grantee, NULL::text AS col FROM pg_class t WHERE t.oid = p_table
+              UNION ALL
+              SELECT (aclexplode(a.attacl)).grantee, a.attname::text FROM pg_attribute a
+              WHERE a.attrelid = p_table AND a.attnum > 0 AND NOT a.attisdropped AND a.attacl IS NOT NULL) x
+        WHERE x.grantee <> v_owner
+    LOOP
+        IF v_column IS NULL THEN
+            EXECUTE format('REVOKE ALL ON %s FROM %s', p_table, v_grantee);
+        ELSE
+            EXECUTE format('REVOKE ALL (%I) ON %s FROM %s', v_column, p_table, v_grantee);
+        END IF;
+    END LOOP;
+    FOR v_grantee, v_column, v_privilege, v_grantable IN
+        SELECT CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(x.grantee::regrole::text) END,
+               x.col, x.privilege_type, x.is_grantable
+        FROM (SELECT (aclexplode(array(SELECT jsonb_array_elements_text(p_saved -> 'table'))::aclitem[])).*, NULL::text AS col
+              UNION ALL
+              SELECT (aclexplode(array(SELECT jsonb_array_elements_text(c.value))::aclitem[])).*, c.key
+              FROM jsonb_each(p_saved -> 'columns') c) x
+        WHERE x.grantee <> v_owner
+    LOOP
+        EXECUTE format('GRANT %s%s ON %s TO %s%s', v_privilege,
+            CASE WHEN v_column IS NULL THEN '' ELSE format(' (%I)', v_column) END,
+            p_table, v_grantee, CASE WHEN v_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+    END LOOP;
 END;
 $$;
 

@@ -207,6 +207,41 @@ class TrackedTableTest extends InboxTestSupport {
                 + " order, not by arrival");
   }
 
+  /** Who holds which privilege on a table and its columns, grantor aside. */
+  private static List<String> privileges(String table) {
+    return strings(
+        "SELECT coalesce(x.col, '') || ':' || x.grantee::regrole || ':' || x.privilege_type || ':' || x.is_grantable"
+            + " FROM (SELECT NULL AS col, (aclexplode(coalesce(relacl, acldefault('r', relowner)))).*"
+            + "       FROM pg_class WHERE oid = ?::regclass"
+            + "       UNION ALL SELECT attname::text, (aclexplode(attacl)).* FROM pg_attribute"
+            + "       WHERE attrelid = ?::regclass AND attnum > 0 AND attacl IS NOT NULL) x"
+            + " WHERE x.grantee <> 0 ORDER BY 1",
+        table,
+        table);
+  }
+
+  @Test
+  void dropping_a_tracked_inbox_gives_the_table_back_exactly_the_privileges_it_had()
+      throws Exception {
+    sql("CREATE TABLE app.acl_events " + COLUMNS);
+    LoginRoles roles = new LoginRoles(database);
+    String reader = roles.create("acl_app_reader").name();
+    sql("GRANT SELECT ON app.acl_events TO " + reader);
+    sql("GRANT UPDATE (body) ON app.acl_events TO " + reader + " WITH GRANT OPTION");
+    List<String> before = privileges("app.acl_events");
+    String consumer = roles.create("acl_consumer").name();
+
+    manager.enableTracking(
+        spec("acl_tracked", "app.acl_events")
+            .processedRetention(java.time.Duration.ofHours(24))
+            .build());
+    sql("SELECT inbox.grant_inbox('acl_tracked', '" + consumer + "', 'consumer')");
+    assertThat(privileges("app.acl_events")).isNotEqualTo(before);
+
+    manager.dropInbox("acl_tracked", false);
+    assertThat(privileges("app.acl_events")).isEqualTo(before);
+  }
+
   @Test
   void
       an_optional_column_present_under_its_standard_name_is_used_and_a_named_missing_one_is_an_error() {
