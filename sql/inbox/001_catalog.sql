@@ -85,6 +85,8 @@ ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS notify_trigger boolean N
 -- {"table": aclitem[] as text[], "columns": {"column": aclitem[] as text[]}}; drop_inbox puts them
 -- back (inbox.restore_tracked_privileges). NULL: tracked by a version that did not record them.
 ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS tracked_privileges jsonb;
+-- Since when consumption is paused (inbox.pause_inbox); NULL: it is not.
+ALTER TABLE inbox.inbox_config ADD COLUMN IF NOT EXISTS paused_at timestamptz;
 
 CREATE TABLE IF NOT EXISTS inbox.inbox_ordering_config (
     inbox_name          text PRIMARY KEY REFERENCES inbox.inbox_config ON DELETE CASCADE,

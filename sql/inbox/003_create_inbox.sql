@@ -646,7 +646,8 @@ AS $h$ SELECT $t$v_state text[] := string_to_array(current_setting({{floor_key}}
                 v_from bigint[];     -- and each one's floor (NULL: from the start of the level)$t$ $h$;
 
 -- A claim's floors, moved first when due: the three tests of inbox.claim_floors, inline to save
--- a call per claim.
+-- a call per claim. The state also says whether the inbox is paused, as of its last move: a pause
+-- stops the claims of every session within inbox.claim_floor_move_ms (200 ms).
 -- Placeholders: {{inbox}} (the name as a literal), {{floor_key}}, {{levels}} (an integer[] literal).
 CREATE OR REPLACE FUNCTION inbox.generated_claim_floors()
 RETURNS text
@@ -658,7 +659,10 @@ AS $h$ SELECT $t$IF v_state IS NULL
                     v_state := string_to_array(inbox.advance_claim_floors({{inbox}}, v_mask, {{levels}}), ';');
                 END IF;
                 v_levels := v_state[4]::integer[];
-                v_from := v_state[5]::bigint[];$t$ $h$;
+                v_from := v_state[5]::bigint[];
+                IF v_state[9] = 'paused' THEN
+                    RETURN;  -- inbox.pause_inbox: nothing is claimed until resume_inbox
+                END IF;$t$ $h$;
 
 -- claim_<name> without ordering. Claim = select the next batch with SKIP LOCKED and mark it
 -- processed in one statement. The caller's transaction is the unit of work: commit keeps the

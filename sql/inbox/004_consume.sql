@@ -133,11 +133,12 @@ $$;
 -- lock check saw end), and only before its transaction wrote to the table: a message it claimed
 -- and then failed or released waits again once it commits, below a floor that passed it.
 --
--- The state: check_after_ms;scope;sweep_after_ms;levels;floors;candidate;candidate_holders;resets, where
+-- The state: check_after_ms;scope;sweep_after_ms;levels;floors;candidate;candidate_holders;resets;paused, where
 -- scope is the claim's bucket mask and p_levels (the floors hold for those buckets, and a new
 -- priority map starts afresh), levels and floors are arrays of the same length
 -- (a NULL floor: from the start of the level), and resets is the value of
--- inbox.claim_floor_resets the floors were computed after. p_levels are the inbox's priority levels (its map's
+-- inbox.claim_floor_resets the floors were computed after, and paused is 'paused' while the inbox
+-- is (inbox.pause_inbox), read at every move whatever the isolation level. p_levels are the inbox's priority levels (its map's
 -- values and default); the sweep adds any other level it finds. The table's seq sequence must not
 -- be cached (CACHE 1, as create_inbox makes it). Returns the new state.
 CREATE OR REPLACE FUNCTION inbox.advance_claim_floors(p_inbox text, p_mask varbit, p_levels integer[])
@@ -249,7 +250,8 @@ BEGIN
     END IF;
 
     v_s := ARRAY[(v_now + v_move_ms)::text, v_mask, v_sweep_after::text, v_levels::text, v_from::text,
-                 coalesce(v_candidate::text, ''), coalesce(v_holders::text, ''), v_resets::text];
+                 coalesce(v_candidate::text, ''), coalesce(v_holders::text, ''), v_resets::text,
+                 CASE WHEN c.paused_at IS NOT NULL THEN 'paused' ELSE '' END];
     PERFORM set_config(v_key, array_to_string(v_s, ';'), false);
     RETURN array_to_string(v_s, ';');
 END;

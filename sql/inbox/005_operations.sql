@@ -301,7 +301,8 @@ BEGIN
         WHEN v_age >= c.critical_age_seconds OR v_claimable > c.critical_pending
              OR v_horizon ->> 'check' = 'critical' THEN 'critical'
         WHEN v_age >= c.degraded_age_seconds OR v_claimable > c.degraded_pending
-             OR v_dead >= c.degraded_dlq OR v_horizon ->> 'check' = 'degraded' THEN 'degraded'
+             OR v_dead >= c.degraded_dlq OR v_horizon ->> 'check' = 'degraded'
+             OR c.paused_at IS NOT NULL THEN 'degraded'
         ELSE 'healthy' END;
 
     RETURN jsonb_build_object(
@@ -324,7 +325,10 @@ BEGIN
             CASE WHEN v_claimable > c.critical_pending THEN 'pending_count: critical'
                  WHEN v_claimable > c.degraded_pending THEN 'pending_count: degraded' END,
             CASE WHEN v_horizon ->> 'check' <> 'ok' THEN 'xmin_horizon: ' || (v_horizon ->> 'check') END,
-            CASE WHEN v_dead >= c.degraded_dlq THEN 'dlq_count: degraded' END], NULL)),
+            CASE WHEN v_dead >= c.degraded_dlq THEN 'dlq_count: degraded' END,
+            CASE WHEN c.paused_at IS NOT NULL THEN 'paused: degraded' END], NULL)),
+        -- Since when consumption is paused (inbox.pause_inbox); null: it is not.
+        'paused_since', c.paused_at,
         'xmin_horizon', v_horizon,
         'checked_at', now()) || inbox.operator_health(p_inbox);
 END;

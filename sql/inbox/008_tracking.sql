@@ -395,6 +395,9 @@ BEGIN
                 RAISE EXCEPTION 'messages per aggregate must be at least 1, got %', coalesce(p_per_aggregate::text, 'NULL')
                     USING ERRCODE = 'invalid_parameter_value';
             END IF;
+            IF EXISTS (SELECT 1 FROM inbox.inbox_config k WHERE k.inbox_name = {{inbox}} AND k.paused_at IS NOT NULL) THEN
+                RETURN;  -- paused (inbox.pause_inbox)
+            END IF;
             RETURN QUERY
             WITH claimed AS (
                 UPDATE {{table}} u SET {{processed_at}} = now()
@@ -422,6 +425,7 @@ BEGIN
         $t$,
         jsonb_build_object(
             'function', format('inbox.%I', 'claim_' || c.inbox_name),
+            'inbox', quote_literal(c.inbox_name),
             'table', v_table,
             'key', v_key,
             'processed_at', format('%I', c.processed_at_column),

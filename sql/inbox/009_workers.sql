@@ -118,6 +118,9 @@ DECLARE
     v_walked integer;
     v_count integer;
 BEGIN
+    IF c.paused_at IS NOT NULL THEN
+        RETURN 0;  -- inbox.pause_inbox: claims take nothing
+    END IF;
     IF NOT c.managed THEN
         -- What claim_<name> would take: the same conditions, heads only with ordering.
         EXECUTE format($q$SELECT count(*)::integer FROM (

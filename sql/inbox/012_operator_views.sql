@@ -781,6 +781,90 @@ BEGIN
 END;
 $$;
 
+-- Pauses consumption: within 200 ms every claim of the inbox (claim_<name>, and so every worker)
+-- returns nothing, until resume_inbox. Messages still arrive; claims already made finish. Health
+-- says so (paused_since, and "paused: degraded"). Audited. Returns false when it was paused already.
+CREATE OR REPLACE FUNCTION inbox.pause_inbox(p_inbox text)
+RETURNS boolean
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
+BEGIN
+    UPDATE inbox.inbox_config SET paused_at = now() WHERE inbox_name = p_inbox AND paused_at IS NULL;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM inbox.log_operator_action('pause', p_inbox, '{}', NULL);
+    RETURN true;
+END;
+$$;
+
+-- Resumes consumption paused by pause_inbox (within 200 ms). Audited. Returns false when it was
+-- not paused.
+CREATE OR REPLACE FUNCTION inbox.resume_inbox(p_inbox text)
+RETURNS boolean
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
+    v_since timestamptz;
+BEGIN
+    UPDATE inbox.inbox_config k SET paused_at = NULL
+    FROM (SELECT paused_at FROM inbox.inbox_config WHERE inbox_name = p_inbox) old
+    WHERE k.inbox_name = p_inbox AND k.paused_at IS NOT NULL
+    RETURNING old.paused_at INTO v_since;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    PERFORM inbox.log_operator_action('resume', p_inbox, jsonb_build_object('paused_since', v_since), NULL);
+    -- Listening workers wake up at commit instead of at their next poll.
+    PERFORM pg_notify(c.notify_channel, c.inbox_name);
+    RETURN true;
+END;
+$$;
+
+-- Makes waiting messages that are backing off after a failure due now: the next claim may take
+-- them (an ordered inbox's still only as their aggregate's head). Dead letters are replayed with
+-- replay_inbox_messages instead; processed messages and messages already due are left alone.
+-- Audited. Returns the number of messages made due.
+CREATE OR REPLACE FUNCTION inbox.retry_now(p_inbox text, p_event_ids text[])
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
+    v_count integer;
+BEGIN
+    PERFORM inbox.check_dead_selection(p_event_ids, NULL, NULL);
+    IF p_event_ids IS NULL THEN
+        RAISE EXCEPTION 'retry_now needs the event ids of the messages to retry'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF c.managed THEN
+        EXECUTE format('UPDATE %s m SET next_attempt_at = now() WHERE m.event_id = ANY ($1) AND %s
+                          AND m.next_attempt_at > now()', inbox.inbox_table(c), inbox.state_predicate(c, 'pending'))
+            USING p_event_ids;
+    ELSE
+        EXECUTE format('UPDATE %s s SET next_attempt_at = now() WHERE s.message_id = ANY ($1::%s[])
+                          AND s.next_attempt_at > now()
+                          AND EXISTS (SELECT 1 FROM %s m WHERE m.%I = s.message_id AND %s)',
+                       inbox.retry_state_table(c), inbox.id_type(c), inbox.inbox_table(c), c.id_column,
+                       inbox.state_predicate(c, 'pending'))
+            USING p_event_ids;
+    END IF;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    PERFORM inbox.log_operator_action('retry_now', p_inbox, jsonb_build_object('event_ids', p_event_ids), v_count);
+    RETURN v_count;
+END;
+$$;
+
 -- Gives up on dead letters by hand: marks the selected ones processed (retention deletes them
 -- later; their event ids keep deduplicating until then). Selection as count_dead_letters. Audited
 -- as mark_processed. Returns the number of messages marked.

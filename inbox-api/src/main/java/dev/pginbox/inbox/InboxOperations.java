@@ -59,4 +59,23 @@ public interface InboxOperations {
 
   /** The audit trail of this inbox, newest first, before {@code beforeId} (null: newest). */
   List<OperatorLogEntry> auditLog(int limit, Long beforeId);
+
+  /**
+   * Pauses consumption: within 200 ms every claim of the inbox, and so every worker, takes nothing
+   * until {@link #resume()}. Messages still arrive. Audited. False when it was paused already.
+   */
+  boolean pause();
+
+  /** Resumes consumption paused by {@link #pause()}. Audited. False when it was not paused. */
+  boolean resume();
+
+  /** Since when consumption is paused; null when it is not. */
+  Instant pausedSince();
+
+  /**
+   * Makes the given messages that are backing off after a failure due now (an ordered inbox still
+   * hands them out only as their aggregate's head). Dead letters are {@link #replay replayed}
+   * instead. Audited. Returns how many were made due.
+   */
+  int retryNow(List<String> eventIds);
 }

@@ -179,6 +179,57 @@ final class PostgresInboxOperations implements InboxOperations {
     return auditLog(jdbi, name, limit, beforeId);
   }
 
+  @Override
+  public boolean pause() {
+    return action("pause", "pause inbox " + name, q -> q, Boolean.class);
+  }
+
+  @Override
+  public boolean resume() {
+    return action("resume", "resume inbox " + name, q -> q, Boolean.class);
+  }
+
+  @Override
+  public Instant pausedSince() {
+    OffsetDateTime since =
+        withHandle(
+            jdbi,
+            "read the pause of inbox " + name,
+            name,
+            null,
+            h ->
+                h.createQuery(sql("paused_since"))
+                    .bind("name", name)
+                    .mapTo(OffsetDateTime.class)
+                    .findOne()
+                    .orElse(null));
+    return since == null ? null : since.toInstant();
+  }
+
+  @Override
+  public int retryNow(List<String> eventIds) {
+    Objects.requireNonNull(eventIds, "eventIds");
+    return action(
+        "retry_now",
+        "retry messages of inbox " + name,
+        q -> q.bindArray("eventIds", String.class, eventIds),
+        Integer.class);
+  }
+
+  /** An audited action's statement, bound to this inbox and actor, run in a handle of its own. */
+  private <T> T action(String statement, String action, Binder binder, Class<T> type) {
+    return withHandle(
+        jdbi,
+        action,
+        name,
+        null,
+        h ->
+            binder
+                .bind(h.createQuery(sql(statement)).bind("name", name).bind("actor", actor))
+                .mapTo(type)
+                .one());
+  }
+
   /** The audit trail of one inbox, or of all ({@code inbox} null). */
   static List<OperatorLogEntry> auditLog(Jdbi jdbi, String inbox, int limit, Long beforeId) {
     return withHandle(

@@ -1,0 +1,2 @@
+WITH actor AS (SELECT set_config('inbox.actor', coalesce(:actor, ''), true))
+SELECT inbox.resume_inbox(:name) FROM actor
