@@ -4,6 +4,8 @@ import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.http.server.BoundedHttpServer;
+import dev.pginbox.inbox.http.server.HttpLimits;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -14,8 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * Health, Prometheus metrics, a JSON operator API and a web console for the inboxes of one
@@ -54,7 +54,11 @@ public final class InboxHttp {
     return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   }
 
-  /** Adds this module's paths to {@code server}; other handlers of the server stay as they are. */
+  /**
+   * Adds this module's paths to {@code server}; other handlers of the server stay as they are. The
+   * server's own limits apply: the JDK's {@code HttpServer.create} gives a server that a few
+   * clients which never finish a request can stall; {@link BoundedHttpServer} cannot be.
+   */
   public void mount(HttpServer server) {
     handlers().forEach(server::createContext);
   }
@@ -79,32 +83,24 @@ public final class InboxHttp {
     return handlers;
   }
 
-  /** Starts a server of its own on {@code address} with this module mounted. */
+  /**
+   * Starts a server of its own on {@code address} with this module mounted: a {@link
+   * BoundedHttpServer} with the builder's {@link HttpLimits}, so that clients which never finish a
+   * request cannot keep health checks, metrics or the console from answering.
+   */
   public Running start(InetSocketAddress address) throws IOException {
-    HttpServer server = HttpServer.create(address, 0);
-    // Daemon threads: a server the application forgets to close does not keep the JVM alive.
-    ExecutorService executor =
-        Executors.newFixedThreadPool(
-            4,
-            task -> {
-              Thread thread = new Thread(task, "inbox-http");
-              thread.setDaemon(true);
-              return thread;
-            });
-    server.setExecutor(executor);
+    BoundedHttpServer server = BoundedHttpServer.create(address, b.limits, "inbox-http");
     mount(server);
     server.start();
-    return new Running(server, executor);
+    return new Running(server);
   }
 
   /** A server started by {@link #start}; closing it stops it. */
   public static final class Running implements AutoCloseable {
     private final HttpServer server;
-    private final ExecutorService executor;
 
-    private Running(HttpServer server, ExecutorService executor) {
+    private Running(HttpServer server) {
       this.server = server;
-      this.executor = executor;
     }
 
     public InetSocketAddress address() {
@@ -114,7 +110,6 @@ public final class InboxHttp {
     @Override
     public void close() {
       server.stop(0);
-      executor.shutdownNow();
     }
   }
 
@@ -127,6 +122,7 @@ public final class InboxHttp {
     private boolean writeActions;
     private boolean console = true;
     private Duration gaugeMaxAge = Duration.ofSeconds(10);
+    private HttpLimits limits = HttpLimits.DEFAULTS;
 
     private Builder(InboxManager manager) {
       this.manager = Objects.requireNonNull(manager, "manager");
@@ -170,6 +166,12 @@ public final class InboxHttp {
     /** How old the per-inbox gauges may be when {@code /metrics} is scraped (default 10 s). */
     public Builder gaugeMaxAge(Duration maxAge) {
       this.gaugeMaxAge = Objects.requireNonNull(maxAge, "maxAge");
+      return this;
+    }
+
+    /** The limits of the server {@link #start} runs (default {@link HttpLimits#DEFAULTS}). */
+    public Builder limits(HttpLimits limits) {
+      this.limits = Objects.requireNonNull(limits, "limits");
       return this;
     }
 
