@@ -50,9 +50,9 @@ public final class VerificationServer implements AutoCloseable {
     return verification;
   }
 
-  /** Adds a handler next to the verification endpoints. */
+  /** Adds a handler next to the verification endpoints; its answers get {@link PageSecurity}. */
   public void mount(String path, HttpHandler handler) {
-    server.createContext(path, handler);
+    server.createContext(path, handler).getFilters().add(new PageSecurity());
   }
 
   public int port() {

@@ -126,6 +126,28 @@ class VerificationServerTest {
   }
 
   @Test
+  void every_page_forbids_framing_and_runs_only_its_own_style() throws Exception {
+    for (HttpResponse<String> page :
+        List.of(get("/recover?token=x", false), get("/activate", false))) {
+      assertThat(page.headers().firstValue("X-Frame-Options")).hasValue("DENY");
+      String policy = page.headers().firstValue("Content-Security-Policy").orElseThrow();
+      assertThat(policy)
+          .contains("default-src 'none'")
+          .contains("frame-ancestors 'none'")
+          .doesNotContain("unsafe-inline");
+      java.util.regex.Matcher style =
+          java.util.regex.Pattern.compile("<style>(.*?)</style>").matcher(page.body());
+      assertThat(style.find()).isTrue();
+      String hash =
+          java.util.Base64.getEncoder()
+              .encodeToString(
+                  java.security.MessageDigest.getInstance("SHA-256")
+                      .digest(style.group(1).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      assertThat(policy).contains("style-src 'sha256-" + hash + "'");
+    }
+  }
+
+  @Test
   void a_value_in_the_page_is_escaped() throws Exception {
     HttpResponse<String> form = get("/recover?token=%3Cscript%3Ealert(1)%3C/script%3E", false);
     assertThat(form.body()).doesNotContain("<script>").contains("&lt;script&gt;");
