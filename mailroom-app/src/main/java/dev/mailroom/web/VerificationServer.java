@@ -3,6 +3,7 @@ package dev.mailroom.web;
 import com.sun.net.httpserver.HttpHandler;
 import dev.mailroom.verify.TokenVerifier;
 import dev.pginbox.inbox.http.server.BoundedHttpServer;
+import dev.pginbox.inbox.http.server.FailedAttempts;
 import dev.pginbox.inbox.http.server.HttpLimits;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -40,8 +41,7 @@ public final class VerificationServer implements AutoCloseable {
       InetSocketAddress address, TokenVerifier verifier, String backLink) throws IOException {
     BoundedHttpServer server = BoundedHttpServer.create(address, LIMITS, "mailroom-http");
     FailedAttempts failures =
-        new FailedAttempts(
-            MAX_FAILURES, FAILURE_WINDOW.toNanos(), MAX_TRACKED_ADDRESSES, System::nanoTime);
+        new FailedAttempts(MAX_FAILURES, FAILURE_WINDOW, MAX_TRACKED_ADDRESSES, System::nanoTime);
     VerificationHandler handler = new VerificationHandler(verifier, failures, backLink);
     VerificationServer verification = new VerificationServer(server);
     verification.mount("/activate", handler);

@@ -154,28 +154,6 @@ class VerificationServerTest {
   }
 
   @Test
-  void failed_attempts_are_limited_per_address() {
-    FailedAttempts attempts = new FailedAttempts(3, 1_000, 2, clock);
-    assertThat(attempts.blocked("a")).isFalse();
-    attempts.failed("a");
-    attempts.failed("a");
-    assertThat(attempts.blocked("a")).isFalse();
-    attempts.failed("a");
-    assertThat(attempts.blocked("a")).isTrue();
-    assertThat(attempts.blocked("b")).isFalse();
-    now += 1_000;
-    assertThat(attempts.blocked("a")).as("a new window").isFalse();
-    // Bounded: a third address evicts the oldest.
-    attempts.failed("b");
-    attempts.failed("c");
-    attempts.failed("d");
-    assertThat(attempts.tracked()).isLessThanOrEqualTo(2);
-  }
-
-  private static long now;
-  private static final java.util.function.LongSupplier clock = () -> now;
-
-  @Test
   void the_server_answers_429_after_too_many_failures() throws Exception {
     db.signUp("web_limited");
     try (VerificationServer own =

@@ -12,10 +12,13 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Health, Prometheus metrics, a JSON operator API and a web console for the inboxes of one
@@ -37,12 +40,21 @@ import java.util.Objects;
  */
 public final class InboxHttp {
 
+  /** Host names the console answers to, separated by commas (see {@link Builder#allowedHosts}). */
+  public static final String ALLOWED_HOSTS_ENV = "INBOX_HTTP_ALLOWED_HOSTS";
+
   private final Builder b;
   private final Auth auth;
+  private final LoginThrottle throttle;
 
   private InboxHttp(Builder b) {
     this.b = b;
     this.auth = new Auth(b.credentials);
+    Set<String> names = new HashSet<>(b.credentials.users().keySet());
+    if (b.credentials.token() != null) {
+      names.add(b.credentials.tokenName());
+    }
+    this.throttle = new LoginThrottle(names, System::nanoTime);
   }
 
   public static Builder builder(InboxManager manager) {
@@ -69,6 +81,10 @@ public final class InboxHttp {
    * when nothing else of the application answers there.
    */
   public Map<String, HttpHandler> handlers() {
+    return handlers(b.allowedHosts == null ? AllowedHosts.any() : AllowedHosts.of(b.allowedHosts));
+  }
+
+  private Map<String, HttpHandler> handlers(AllowedHosts hosts) {
     Map<String, HttpHandler> handlers = new LinkedHashMap<>();
     handlers.put("/health/", new Route(new Health(b.manager, b.workers, b.readiness)));
     handlers.put(
@@ -78,8 +94,9 @@ public final class InboxHttp {
     if (b.console) {
       handlers.put("/assets/", new Route(new Assets()));
       boolean writes = b.writeActions && auth.enabled();
-      handlers.put("/", new Route(new Console(b.manager, auth, writes)));
+      handlers.put("/", new Route(new Console(b.manager, auth, throttle, writes)));
     }
+    handlers.replaceAll((path, handler) -> hosts.guard(handler));
     return handlers;
   }
 
@@ -90,7 +107,13 @@ public final class InboxHttp {
    */
   public Running start(InetSocketAddress address) throws IOException {
     BoundedHttpServer server = BoundedHttpServer.create(address, b.limits, "inbox-http");
-    mount(server);
+    AllowedHosts hosts =
+        b.allowedHosts != null
+            ? AllowedHosts.of(b.allowedHosts)
+            : server.getAddress().getAddress().isLoopbackAddress()
+                ? AllowedHosts.of(AllowedHosts.LOOPBACK)
+                : AllowedHosts.any();
+    handlers(hosts).forEach(server::createContext);
     server.start();
     return new Running(server);
   }
@@ -123,6 +146,7 @@ public final class InboxHttp {
     private boolean console = true;
     private Duration gaugeMaxAge = Duration.ofSeconds(10);
     private HttpLimits limits = HttpLimits.DEFAULTS;
+    private List<String> allowedHosts;
 
     private Builder(InboxManager manager) {
       this.manager = Objects.requireNonNull(manager, "manager");
@@ -172,6 +196,17 @@ public final class InboxHttp {
     /** The limits of the server {@link #start} runs (default {@link HttpLimits#DEFAULTS}). */
     public Builder limits(HttpLimits limits) {
       this.limits = Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /**
+     * The host names ({@code name} or {@code name:port}) requests may carry in {@code Host}; others
+     * get 421. Default: {@code localhost}, {@code 127.0.0.1} and {@code [::1]} for a server {@link
+     * #start}ed on a loopback address (DNS rebinding would otherwise let any web page the operator
+     * opens read the console), every name otherwise. An empty list allows every name.
+     */
+    public Builder allowedHosts(Collection<String> hosts) {
+      this.allowedHosts = List.copyOf(hosts);
       return this;
     }
 
