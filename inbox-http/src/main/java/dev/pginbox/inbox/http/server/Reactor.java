@@ -2,6 +2,7 @@ package dev.pginbox.inbox.http.server;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -55,13 +56,14 @@ final class Reactor implements Runnable {
       while (running) {
         selector.select(SWEEP_MILLIS);
         for (SelectionKey key : selector.selectedKeys()) {
-          if (!key.isValid()) {
-            continue;
-          }
-          if (key.isAcceptable()) {
-            accept();
-          } else if (key.isReadable()) {
-            read((Connection) key.attachment());
+          try {
+            if (key.isValid() && key.isAcceptable()) {
+              accept();
+            } else if (key.isValid() && key.isReadable()) {
+              read((Connection) key.attachment());
+            }
+          } catch (CancelledKeyException e) {
+            // closed meanwhile by a worker: nothing left to read
           }
         }
         selector.selectedKeys().clear();
@@ -97,26 +99,57 @@ final class Reactor implements Runnable {
     return answering;
   }
 
-  private void accept() throws IOException {
-    SocketChannel channel;
-    while ((channel = listener.accept()) != null) {
-      if (waiting.size() + answering.size() >= limits.maxConnections()) {
+  private void accept() {
+    while (true) {
+      SocketChannel channel;
+      try {
+        channel = listener.accept();
+      } catch (IOException e) {
+        // Out of file descriptors, most likely: free one, and try again at the next round.
+        LOG.warn("accepting a connection failed: {}", e.toString());
         Connection oldest = waiting.oldest();
-        if (oldest == null) {
-          LOG.debug("{} connections are being answered: refusing another", answering.size());
-          channel.close();
-          continue;
+        if (oldest != null) {
+          drop(oldest, "no connection could be accepted");
         }
-        drop(oldest, "the connection cap was reached");
+        return;
       }
-      channel.configureBlocking(false);
-      SelectionKey key = channel.register(selector, SelectionKey.OP_READ);
-      Connection c = new Connection(channel, key, limits, System.nanoTime());
-      key.attach(c);
-      if (waiting.count(c.address()) >= limits.maxWaitingPerAddress()) {
-        drop(waiting.oldest(c.address()), "its address has too many connections without a request");
+      if (channel == null) {
+        return;
       }
-      waiting.add(c);
+      try {
+        admit(channel);
+      } catch (IOException e) {
+        LOG.debug("a new connection failed", e);
+        close(channel);
+      }
+    }
+  }
+
+  private void admit(SocketChannel channel) throws IOException {
+    if (waiting.size() + answering.size() >= limits.maxConnections()) {
+      Connection oldest = waiting.oldest();
+      if (oldest == null) {
+        LOG.debug("{} connections are being answered: refusing another", answering.size());
+        close(channel);
+        return;
+      }
+      drop(oldest, "the connection cap was reached");
+    }
+    channel.configureBlocking(false);
+    SelectionKey key = channel.register(selector, SelectionKey.OP_READ);
+    Connection c = new Connection(channel, key, limits, System.nanoTime());
+    key.attach(c);
+    if (waiting.count(c.address()) >= limits.maxWaitingPerAddress()) {
+      drop(waiting.oldest(c.address()), "its address has too many connections without a request");
+    }
+    waiting.add(c);
+  }
+
+  private static void close(SocketChannel channel) {
+    try {
+      channel.close();
+    } catch (IOException e) {
+      // nothing more to do for a connection that never started
     }
   }
 

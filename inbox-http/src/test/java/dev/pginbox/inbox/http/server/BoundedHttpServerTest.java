@@ -109,6 +109,32 @@ class BoundedHttpServerTest {
   }
 
   @Test
+  void a_client_that_does_not_read_its_answer_holds_the_worker_only_until_the_response_timeout()
+      throws Exception {
+    InetSocketAddress address =
+        start(HttpLimits.builder().responseTimeout(Duration.ofSeconds(1)).threads(1).build());
+    byte[] chunk = new byte[1024 * 1024];
+    server.createContext(
+        "/big",
+        e -> {
+          e.sendResponseHeaders(200, 0);
+          try (OutputStream out = e.getResponseBody()) {
+            for (int i = 0; i < 1024; i++) {
+              out.write(chunk);
+            }
+          }
+        });
+    try (Socket reader = new Socket()) {
+      reader.setReceiveBufferSize(4096);
+      reader.connect(address);
+      reader.getOutputStream().write("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+      // It never reads; the one worker writes into a full socket until the deadline, then the
+      // next client is answered.
+      assertThat(StalledConnections.status(address, "/", CLOSED)).isEqualTo(200);
+    }
+  }
+
+  @Test
   void requests_a_proxy_might_read_differently_are_refused() throws Exception {
     InetSocketAddress address = start(HttpLimits.DEFAULTS);
     assertThat(exchange(address, "GET / HTTP/1.1\r\n\r\n")).startsWith("HTTP/1.1 400 ");
