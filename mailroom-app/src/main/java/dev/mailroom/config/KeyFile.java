@@ -1,22 +1,17 @@
 package dev.mailroom.config;
 
-import com.sun.security.auth.module.UnixSystem;
+import dev.pginbox.inbox.http.SecretFiles;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Set;
+import java.util.Optional;
 
 /**
  * Reads a signing key file (MAILROOM_SECRET_KEY_FILE, the embedded mode's {@code secret.key}) the
- * way OpenSSH reads a private key: a file that every user may read is refused, and so is one the
- * running user owns that its group may read (the owner can {@code chmod 600} it). A file owned by
- * someone else and readable through its group is accepted: that is how a secret mounted by root
- * reaches a non-root process (Kubernetes {@code fsGroup} with {@code defaultMode: 0440}). Reading
+ * way OpenSSH reads a private key ({@link SecretFiles}: refused when others may read it). Reading
  * is bounded, and only regular files are read ({@code /dev/zero} or a FIFO is an error, not a
  * hang).
  */
@@ -51,30 +46,16 @@ public final class KeyFile {
   }
 
   private static void requirePrivate(Path file, String what) throws IOException {
-    Set<PosixFilePermission> permissions;
-    long owner;
-    try {
-      permissions = Files.getPosixFilePermissions(file);
-      owner = ((Number) Files.getAttribute(file, "unix:uid")).longValue();
-    } catch (UnsupportedOperationException | IllegalArgumentException e) {
-      return; // no POSIX permissions on this file system: nothing to check
-    }
-    boolean everyone =
-        permissions.contains(PosixFilePermission.OTHERS_READ)
-            || permissions.contains(PosixFilePermission.OTHERS_WRITE);
-    boolean ownGroup =
-        owner == new UnixSystem().getUid()
-            && (permissions.contains(PosixFilePermission.GROUP_READ)
-                || permissions.contains(PosixFilePermission.GROUP_WRITE));
-    if (everyone || ownGroup) {
+    Optional<String> mode = SecretFiles.exposure(file);
+    if (mode.isPresent()) {
       throw new ConfigException(
           what
               + " "
               + file
               + " may be read or changed by other users (mode "
-              + PosixFilePermissions.toString(permissions)
-              + "): the key signs every token. Run chmod 600 on it (for a Kubernetes secret:"
-              + " defaultMode 0400, or 0440 with fsGroup)");
+              + mode.get()
+              + "): the key signs every token. "
+              + SecretFiles.FIX);
     }
   }
 }

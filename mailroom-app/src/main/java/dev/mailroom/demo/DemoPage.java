@@ -3,6 +3,7 @@ package dev.mailroom.demo;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import dev.mailroom.text.Html;
+import dev.mailroom.web.PageSecurity;
 import jakarta.mail.BodyPart;
 import jakarta.mail.MessagingException;
 import jakarta.mail.Multipart;
@@ -111,8 +112,9 @@ final class DemoPage implements HttpHandler {
   private static String page(String title, String body) {
     return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
         + Html.escape(title)
-        + "</title><style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-        + "td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}</style></head><body><h1>"
+        + "</title>"
+        + PageSecurity.styleElement()
+        + "</head><body><h1>"
         + Html.escape(title)
         + "</h1>"
         + body

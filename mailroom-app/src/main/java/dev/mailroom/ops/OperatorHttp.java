@@ -75,14 +75,19 @@ public final class OperatorHttp {
           WRITE_ACTIONS
               + "=true needs INBOX_HTTP_USERS, INBOX_HTTP_USERS_FILE or INBOX_HTTP_TOKEN");
     }
-    InboxHttp http =
+    InboxHttp.Builder builder =
         InboxHttp.builder(PostgresInboxManager.create(dataSource))
             .meterRegistry(prometheus)
             .readiness(readiness)
             .workers(List.of(worker))
             .credentials(credentials)
-            .writeActions(writes)
-            .build();
+            .writeActions(writes);
+    String hosts = env.get(InboxHttp.ALLOWED_HOSTS_ENV);
+    if (hosts != null && !hosts.isBlank()) {
+      // Unset: inbox-http's default (loopback names on a loopback address, any name otherwise).
+      builder.allowedHosts(List.of(hosts.split(",")));
+    }
+    InboxHttp http = builder.build();
     InboxHttp.Running server = http.start(HttpSettings.read(env).address());
     log.accept(
         "health, metrics and console on http://"

@@ -12,9 +12,9 @@ final class Pages {
         + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         + "<title>"
         + Html.escape(title)
-        + "</title><style>body{font-family:sans-serif;max-width:46em;margin:2em auto;padding:0 1em}"
-        + "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}"
-        + "</style></head><body><h1>"
+        + "</title>"
+        + PageSecurity.styleElement()
+        + "</head><body><h1>"
         + Html.escape(title)
         + "</h1>\n"
         + bodyHtml

@@ -7,6 +7,7 @@ import dev.mailroom.text.JsonObject;
 import dev.mailroom.verify.TokenVerifier;
 import dev.mailroom.verify.Verification;
 import dev.mailroom.verify.Verification.Result;
+import dev.pginbox.inbox.http.server.FailedAttempts;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.util.Locale;

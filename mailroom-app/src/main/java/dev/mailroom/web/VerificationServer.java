@@ -1,18 +1,18 @@
 package dev.mailroom.web;
 
 import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
 import dev.mailroom.verify.TokenVerifier;
+import dev.pginbox.inbox.http.server.BoundedHttpServer;
+import dev.pginbox.inbox.http.server.FailedAttempts;
+import dev.pginbox.inbox.http.server.HttpLimits;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
- * The {@code serve} HTTP server on the JDK's built-in server (no extra dependency): {@code
- * /activate} and {@code /recover}, plus whatever else is mounted on it (the demo's mailbox, an
- * operator console).
+ * The {@code serve} HTTP server: {@code /activate} and {@code /recover}, plus whatever else is
+ * mounted on it (the demo's mailbox). It runs on inbox-http's {@link BoundedHttpServer}, which the
+ * JDK's handlers run on unchanged and which clients that never finish a request cannot stall.
  */
 public final class VerificationServer implements AutoCloseable {
 
@@ -23,14 +23,15 @@ public final class VerificationServer implements AutoCloseable {
 
   public static final Duration FAILURE_WINDOW = Duration.ofMinutes(1);
   private static final int MAX_TRACKED_ADDRESSES = 10_000;
-  private static final int THREADS = 4;
 
-  private final HttpServer server;
-  private final ExecutorService executor;
+  /** The defaults, with bodies as small as the forms: a token and a code. */
+  public static final HttpLimits LIMITS =
+      HttpLimits.builder().maxBodyBytes(HttpExchanges.MAX_BODY_BYTES).build();
 
-  private VerificationServer(HttpServer server, ExecutorService executor) {
+  private final BoundedHttpServer server;
+
+  private VerificationServer(BoundedHttpServer server) {
     this.server = server;
-    this.executor = executor;
   }
 
   /**
@@ -38,29 +39,20 @@ public final class VerificationServer implements AutoCloseable {
    */
   public static VerificationServer start(
       InetSocketAddress address, TokenVerifier verifier, String backLink) throws IOException {
-    HttpServer server = HttpServer.create(address, 64);
+    BoundedHttpServer server = BoundedHttpServer.create(address, LIMITS, "mailroom-http");
     FailedAttempts failures =
-        new FailedAttempts(
-            MAX_FAILURES, FAILURE_WINDOW.toNanos(), MAX_TRACKED_ADDRESSES, System::nanoTime);
+        new FailedAttempts(MAX_FAILURES, FAILURE_WINDOW, MAX_TRACKED_ADDRESSES, System::nanoTime);
     VerificationHandler handler = new VerificationHandler(verifier, failures, backLink);
-    server.createContext("/activate", handler);
-    server.createContext("/recover", handler);
-    ExecutorService executor =
-        Executors.newFixedThreadPool(
-            THREADS,
-            r -> {
-              Thread t = new Thread(r, "mailroom-http");
-              t.setDaemon(true);
-              return t;
-            });
-    server.setExecutor(executor);
+    VerificationServer verification = new VerificationServer(server);
+    verification.mount("/activate", handler);
+    verification.mount("/recover", handler);
     server.start();
-    return new VerificationServer(server, executor);
+    return verification;
   }
 
-  /** Adds a handler next to the verification endpoints. */
+  /** Adds a handler next to the verification endpoints; its answers get {@link PageSecurity}. */
   public void mount(String path, HttpHandler handler) {
-    server.createContext(path, handler);
+    server.createContext(path, handler).getFilters().add(new PageSecurity());
   }
 
   public int port() {
@@ -70,6 +62,5 @@ public final class VerificationServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(1);
-    executor.shutdownNow();
   }
 }

@@ -126,32 +126,32 @@ class VerificationServerTest {
   }
 
   @Test
+  void every_page_forbids_framing_and_runs_only_its_own_style() throws Exception {
+    for (HttpResponse<String> page :
+        List.of(get("/recover?token=x", false), get("/activate", false))) {
+      assertThat(page.headers().firstValue("X-Frame-Options")).hasValue("DENY");
+      String policy = page.headers().firstValue("Content-Security-Policy").orElseThrow();
+      assertThat(policy)
+          .contains("default-src 'none'")
+          .contains("frame-ancestors 'none'")
+          .doesNotContain("unsafe-inline");
+      java.util.regex.Matcher style =
+          java.util.regex.Pattern.compile("<style>(.*?)</style>").matcher(page.body());
+      assertThat(style.find()).isTrue();
+      String hash =
+          java.util.Base64.getEncoder()
+              .encodeToString(
+                  java.security.MessageDigest.getInstance("SHA-256")
+                      .digest(style.group(1).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+      assertThat(policy).contains("style-src 'sha256-" + hash + "'");
+    }
+  }
+
+  @Test
   void a_value_in_the_page_is_escaped() throws Exception {
     HttpResponse<String> form = get("/recover?token=%3Cscript%3Ealert(1)%3C/script%3E", false);
     assertThat(form.body()).doesNotContain("<script>").contains("&lt;script&gt;");
   }
-
-  @Test
-  void failed_attempts_are_limited_per_address() {
-    FailedAttempts attempts = new FailedAttempts(3, 1_000, 2, clock);
-    assertThat(attempts.blocked("a")).isFalse();
-    attempts.failed("a");
-    attempts.failed("a");
-    assertThat(attempts.blocked("a")).isFalse();
-    attempts.failed("a");
-    assertThat(attempts.blocked("a")).isTrue();
-    assertThat(attempts.blocked("b")).isFalse();
-    now += 1_000;
-    assertThat(attempts.blocked("a")).as("a new window").isFalse();
-    // Bounded: a third address evicts the oldest.
-    attempts.failed("b");
-    attempts.failed("c");
-    attempts.failed("d");
-    assertThat(attempts.tracked()).isLessThanOrEqualTo(2);
-  }
-
-  private static long now;
-  private static final java.util.function.LongSupplier clock = () -> now;
 
   @Test
   void the_server_answers_429_after_too_many_failures() throws Exception {

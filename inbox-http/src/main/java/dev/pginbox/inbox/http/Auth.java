@@ -31,6 +31,27 @@ final class Auth {
     return credentials.any();
   }
 
+  /** Whether the request carries credentials at all (an answer to a 401, or a script's token). */
+  static boolean presented(HttpExchange exchange) {
+    return exchange.getRequestHeaders().getFirst("Authorization") != null;
+  }
+
+  /**
+   * The name the request claims, checked or not: the basic-auth user, the token's name, or null.
+   */
+  String claimed(HttpExchange exchange) {
+    String header = exchange.getRequestHeaders().getFirst("Authorization");
+    if (header == null) {
+      return null;
+    }
+    if (header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return credentials.tokenName();
+    }
+    String decoded = basic(header);
+    int colon = decoded == null ? -1 : decoded.indexOf(':');
+    return colon < 0 ? null : decoded.substring(0, colon);
+  }
+
   /** The authenticated name, or empty. */
   Optional<String> user(HttpExchange exchange) {
     String header = exchange.getRequestHeaders().getFirst("Authorization");
@@ -42,15 +63,8 @@ final class Auth {
           ? Optional.of(credentials.tokenName())
           : Optional.empty();
     }
-    if (header.regionMatches(true, 0, "Basic ", 0, 6)) {
-      String decoded;
-      try {
-        decoded =
-            new String(
-                Base64.getDecoder().decode(header.substring(6).strip()), StandardCharsets.UTF_8);
-      } catch (IllegalArgumentException e) {
-        return Optional.empty();
-      }
+    String decoded = basic(header);
+    if (decoded != null) {
       int colon = decoded.indexOf(':');
       if (colon < 0) {
         return Optional.empty();
@@ -62,6 +76,19 @@ final class Auth {
       return ok && expected != null ? Optional.of(name) : Optional.empty();
     }
     return Optional.empty();
+  }
+
+  /** The decoded {@code name:password} of a basic-auth header, or null. */
+  private static String basic(String header) {
+    if (!header.regionMatches(true, 0, "Basic ", 0, 6)) {
+      return null;
+    }
+    try {
+      return new String(
+          Base64.getDecoder().decode(header.substring(6).strip()), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
   }
 
   String csrfToken(String user) {
@@ -76,13 +103,20 @@ final class Auth {
     }
   }
 
-  /**
-   * A write request is accepted only with the user's CSRF token and, when the browser says where
-   * the form came from, from this very origin.
-   */
+  /** A write request is accepted only with the user's CSRF token (and from this origin). */
   boolean csrfValid(HttpExchange exchange, String user, Map<String, String> form) {
     String token = form.get("csrf");
-    if (token == null || !equal(token, csrfToken(user))) {
+    return token != null && equal(token, csrfToken(user)) && sameOrigin(exchange);
+  }
+
+  /**
+   * Whether a form came from this console, as far as the browser says: {@code Sec-Fetch-Site} (sent
+   * by current browsers) must be same-origin, and {@code Origin} this very origin. A client that
+   * sends neither (a script, an old browser) is not a browser tricked by another site.
+   */
+  static boolean sameOrigin(HttpExchange exchange) {
+    String site = exchange.getRequestHeaders().getFirst("Sec-Fetch-Site");
+    if (site != null && !site.equals("same-origin") && !site.equals("none")) {
       return false;
     }
     String origin = exchange.getRequestHeaders().getFirst("Origin");

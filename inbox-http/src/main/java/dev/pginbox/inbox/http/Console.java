@@ -7,7 +7,6 @@ import com.sun.net.httpserver.HttpExchange;
 import dev.pginbox.inbox.DeadLetterSelection;
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.InboxOperations;
-import dev.pginbox.inbox.PurgeResult;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -29,10 +28,12 @@ final class Console implements Route.Page {
   private final boolean writes;
   private final Pages pages;
   private final MessagePages messages;
+  private final LoginThrottle throttle;
 
-  Console(InboxManager manager, Auth auth, boolean writes) {
+  Console(InboxManager manager, Auth auth, LoginThrottle throttle, boolean writes) {
     this.manager = manager;
     this.auth = auth;
+    this.throttle = throttle;
     this.writes = writes;
     this.pages = new Pages(manager, writes);
     this.messages = new MessagePages(manager, writes);
@@ -73,7 +74,7 @@ final class Console implements Route.Page {
     }
     String name = path.get(1);
     if (path.size() == 2) {
-      return pages.inbox(name, q.get("done"));
+      return pages.inbox(name, Flash.text(q));
     }
     return switch (path.get(2)) {
       case "dlq" -> path.size() == 3 ? messages.deadLetters(name, q) : null;
@@ -85,26 +86,17 @@ final class Console implements Route.Page {
 
   private void write(HttpExchange exchange, String inbox, boolean run) throws IOException {
     if (!writes) {
-      Exchanges.send(
-          exchange,
-          403,
-          HTML,
-          Html.page(
-              "read-only",
-              "<h1>Read-only</h1><p>Write actions are not enabled on this console.</p>"));
+      refuse(exchange, 403, "Read-only", "Write actions are not enabled on this console.");
       return;
     }
-    Optional<String> user = auth.user(exchange);
+    // A form another site made the browser post is refused before anything is checked, the
+    // confirmation too: it would count messages and send credentials on the attacker's behalf.
+    if (!Auth.sameOrigin(exchange)) {
+      refuse(exchange, 403, "Refused", "The form did not come from this console.");
+      return;
+    }
+    Optional<String> user = authenticate(exchange);
     if (user.isEmpty()) {
-      exchange
-          .getResponseHeaders()
-          .set("WWW-Authenticate", "Basic realm=\"" + Auth.REALM + "\", charset=\"UTF-8\"");
-      Exchanges.send(
-          exchange,
-          401,
-          HTML,
-          Html.page(
-              "sign in", "<h1>Sign in</h1><p>Write actions need an operator's credentials.</p>"));
       return;
     }
     Map<String, String> form = Exchanges.form(exchange);
@@ -119,22 +111,52 @@ final class Console implements Route.Page {
       return;
     }
     if (!auth.csrfValid(exchange, user.get(), form)) {
-      Exchanges.send(
-          exchange,
-          403,
-          HTML,
-          Html.page(
-              "refused",
-              "<h1>Refused</h1><p>The form did not come from this console (CSRF check).</p>"));
+      refuse(exchange, 403, "Refused", "The form did not come from this console (CSRF check).");
       return;
     }
     String done =
         switch (action) {
-          case "replay" -> "replayed " + ops.replay(selection) + " message(s)";
-          case "discard" -> "discarded " + ops.discard(selection) + " message(s)";
-          default -> purged(ops.purge(1000));
+          case "replay" -> Flash.replayed(ops.replay(selection));
+          case "discard" -> Flash.discarded(ops.discard(selection));
+          default -> Flash.purged(ops.purge(1000));
         };
-    Exchanges.redirect(exchange, "/inbox/" + enc(inbox) + "?done=" + enc(done));
+    Exchanges.redirect(exchange, "/inbox/" + enc(inbox) + "?" + done);
+  }
+
+  /**
+   * The user of a write request, or empty once the answer is sent: 401 without or with wrong
+   * credentials, 429 while the client or the user is throttled after failed logins.
+   */
+  private Optional<String> authenticate(HttpExchange exchange) throws IOException {
+    String client = exchange.getRemoteAddress().getAddress().getHostAddress();
+    String claimed = auth.claimed(exchange);
+    if (throttle.refused(client, claimed)) {
+      exchange
+          .getResponseHeaders()
+          .set("Retry-After", Long.toString(LoginThrottle.WINDOW.toSeconds()));
+      refuse(exchange, 429, "Too many attempts", "Too many failed logins; try again later.");
+      return Optional.empty();
+    }
+    Optional<String> user = auth.user(exchange);
+    if (user.isEmpty()) {
+      if (Auth.presented(exchange)) {
+        throttle.failed(client, claimed);
+      }
+      exchange
+          .getResponseHeaders()
+          .set("WWW-Authenticate", "Basic realm=\"" + Auth.REALM + "\", charset=\"UTF-8\"");
+      refuse(exchange, 401, "Sign in", "Write actions need an operator's credentials.");
+    }
+    return user;
+  }
+
+  private static void refuse(HttpExchange exchange, int status, String title, String text)
+      throws IOException {
+    Exchanges.send(
+        exchange,
+        status,
+        HTML,
+        Html.page(title, "<h1>" + esc(title) + "</h1><p>" + esc(text) + "</p>"));
   }
 
   private String confirmation(
@@ -174,14 +196,5 @@ final class Console implements Route.Page {
             + "</button> "
             + Html.link("/inbox/" + enc(inbox), "cancel")
             + "</form>");
-  }
-
-  private static String purged(PurgeResult r) {
-    return "retention deleted "
-        + (r.deletedProcessed() + r.deletedDead())
-        + " and stripped "
-        + r.strippedProcessed()
-        + " row(s)"
-        + (r.more() ? "; more remain" : "");
   }
 }

@@ -91,8 +91,23 @@ public record Credentials(Map<String, String> users, String token, String tokenN
     users.put(pair.substring(0, colon), pair.substring(colon + 1));
   }
 
+  /** The users file: a regular file, private like a key ({@link SecretFiles}), and small. */
   private static String readBounded(Path file) {
     try {
+      if (!Files.isRegularFile(file)) {
+        throw new IllegalArgumentException(USERS_FILE_ENV + ": " + file + " is not a regular file");
+      }
+      Optional<String> mode = SecretFiles.exposure(file);
+      if (mode.isPresent()) {
+        throw new IllegalArgumentException(
+            USERS_FILE_ENV
+                + ": "
+                + file
+                + " may be read or changed by other users (mode "
+                + mode.get()
+                + "): it holds the console's passwords. "
+                + SecretFiles.FIX);
+      }
       if (Files.size(file) > MAX_FILE_BYTES) {
         throw new IllegalArgumentException(
             USERS_FILE_ENV + ": " + file + " is larger than " + MAX_FILE_BYTES + " bytes");

@@ -4,18 +4,21 @@ import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.http.server.BoundedHttpServer;
+import dev.pginbox.inbox.http.server.HttpLimits;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.Set;
 
 /**
  * Health, Prometheus metrics, a JSON operator API and a web console for the inboxes of one
@@ -37,12 +40,21 @@ import java.util.concurrent.Executors;
  */
 public final class InboxHttp {
 
+  /** Host names the console answers to, separated by commas (see {@link Builder#allowedHosts}). */
+  public static final String ALLOWED_HOSTS_ENV = "INBOX_HTTP_ALLOWED_HOSTS";
+
   private final Builder b;
   private final Auth auth;
+  private final LoginThrottle throttle;
 
   private InboxHttp(Builder b) {
     this.b = b;
     this.auth = new Auth(b.credentials);
+    Set<String> names = new HashSet<>(b.credentials.users().keySet());
+    if (b.credentials.token() != null) {
+      names.add(b.credentials.tokenName());
+    }
+    this.throttle = new LoginThrottle(names, System::nanoTime);
   }
 
   public static Builder builder(InboxManager manager) {
@@ -54,7 +66,11 @@ public final class InboxHttp {
     return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   }
 
-  /** Adds this module's paths to {@code server}; other handlers of the server stay as they are. */
+  /**
+   * Adds this module's paths to {@code server}; other handlers of the server stay as they are. The
+   * server's own limits apply: the JDK's {@code HttpServer.create} gives a server that a few
+   * clients which never finish a request can stall; {@link BoundedHttpServer} cannot be.
+   */
   public void mount(HttpServer server) {
     handlers().forEach(server::createContext);
   }
@@ -65,6 +81,10 @@ public final class InboxHttp {
    * when nothing else of the application answers there.
    */
   public Map<String, HttpHandler> handlers() {
+    return handlers(b.allowedHosts == null ? AllowedHosts.any() : AllowedHosts.of(b.allowedHosts));
+  }
+
+  private Map<String, HttpHandler> handlers(AllowedHosts hosts) {
     Map<String, HttpHandler> handlers = new LinkedHashMap<>();
     handlers.put("/health/", new Route(new Health(b.manager, b.workers, b.readiness)));
     handlers.put(
@@ -74,37 +94,36 @@ public final class InboxHttp {
     if (b.console) {
       handlers.put("/assets/", new Route(new Assets()));
       boolean writes = b.writeActions && auth.enabled();
-      handlers.put("/", new Route(new Console(b.manager, auth, writes)));
+      handlers.put("/", new Route(new Console(b.manager, auth, throttle, writes)));
     }
+    handlers.replaceAll((path, handler) -> hosts.guard(handler));
     return handlers;
   }
 
-  /** Starts a server of its own on {@code address} with this module mounted. */
+  /**
+   * Starts a server of its own on {@code address} with this module mounted: a {@link
+   * BoundedHttpServer} with the builder's {@link HttpLimits}, so that clients which never finish a
+   * request cannot keep health checks, metrics or the console from answering.
+   */
   public Running start(InetSocketAddress address) throws IOException {
-    HttpServer server = HttpServer.create(address, 0);
-    // Daemon threads: a server the application forgets to close does not keep the JVM alive.
-    ExecutorService executor =
-        Executors.newFixedThreadPool(
-            4,
-            task -> {
-              Thread thread = new Thread(task, "inbox-http");
-              thread.setDaemon(true);
-              return thread;
-            });
-    server.setExecutor(executor);
-    mount(server);
+    BoundedHttpServer server = BoundedHttpServer.create(address, b.limits, "inbox-http");
+    AllowedHosts hosts =
+        b.allowedHosts != null
+            ? AllowedHosts.of(b.allowedHosts)
+            : server.getAddress().getAddress().isLoopbackAddress()
+                ? AllowedHosts.of(AllowedHosts.LOOPBACK)
+                : AllowedHosts.any();
+    handlers(hosts).forEach(server::createContext);
     server.start();
-    return new Running(server, executor);
+    return new Running(server);
   }
 
   /** A server started by {@link #start}; closing it stops it. */
   public static final class Running implements AutoCloseable {
     private final HttpServer server;
-    private final ExecutorService executor;
 
-    private Running(HttpServer server, ExecutorService executor) {
+    private Running(HttpServer server) {
       this.server = server;
-      this.executor = executor;
     }
 
     public InetSocketAddress address() {
@@ -114,7 +133,6 @@ public final class InboxHttp {
     @Override
     public void close() {
       server.stop(0);
-      executor.shutdownNow();
     }
   }
 
@@ -127,6 +145,8 @@ public final class InboxHttp {
     private boolean writeActions;
     private boolean console = true;
     private Duration gaugeMaxAge = Duration.ofSeconds(10);
+    private HttpLimits limits = HttpLimits.DEFAULTS;
+    private List<String> allowedHosts;
 
     private Builder(InboxManager manager) {
       this.manager = Objects.requireNonNull(manager, "manager");
@@ -170,6 +190,23 @@ public final class InboxHttp {
     /** How old the per-inbox gauges may be when {@code /metrics} is scraped (default 10 s). */
     public Builder gaugeMaxAge(Duration maxAge) {
       this.gaugeMaxAge = Objects.requireNonNull(maxAge, "maxAge");
+      return this;
+    }
+
+    /** The limits of the server {@link #start} runs (default {@link HttpLimits#DEFAULTS}). */
+    public Builder limits(HttpLimits limits) {
+      this.limits = Objects.requireNonNull(limits, "limits");
+      return this;
+    }
+
+    /**
+     * The host names ({@code name} or {@code name:port}) requests may carry in {@code Host}; others
+     * get 421. Default: {@code localhost}, {@code 127.0.0.1} and {@code [::1]} for a server {@link
+     * #start}ed on a loopback address (DNS rebinding would otherwise let any web page the operator
+     * opens read the console), every name otherwise. An empty list allows every name.
+     */
+    public Builder allowedHosts(Collection<String> hosts) {
+      this.allowedHosts = List.copyOf(hosts);
       return this;
     }
 

@@ -223,7 +223,9 @@ class InboxHttpTest extends HttpTestSupport {
       HttpResponse<String> run =
           post(base + "/run", form + "&csrf=" + csrf.group(1), basic(USER, PASSWORD));
       assertThat(run.statusCode()).isEqualTo(303);
-      assertThat(run.headers().firstValue("Location").orElseThrow()).contains("replayed%201");
+      assertThat(run.headers().firstValue("Location").orElseThrow())
+          .endsWith("?done=replay&count=1");
+      assertThat(get(base + "?done=replay&count=1").body()).contains("replayed 1 message(s)");
       assertThat(count("SELECT retry_count FROM inbox.writes")).isZero();
       String actor =
           jdbi.withHandle(
