@@ -18,12 +18,16 @@ import org.springframework.util.unit.DataSize;
  *     when Flyway or Liquibase installs it ({@code classpath:db/inbox})
  * @param inboxes the inboxes this application uses, by name
  * @param actuator what the {@code inbox} Actuator endpoint may do
+ * @param startWorkers start the workers with the application context; tests set it to false and
+ *     drive each worker themselves ({@code InboxProbe.drain(lifecycle.worker())}), so no running
+ *     worker races them
  */
 @ConfigurationProperties("inbox")
 public record InboxProperties(
     @DefaultValue("true") boolean install,
     Map<String, InboxDefinition> inboxes,
-    @DefaultValue Actuator actuator) {
+    @DefaultValue Actuator actuator,
+    @DefaultValue("true") boolean startWorkers) {
 
   public InboxProperties {
     inboxes = inboxes == null ? Map.of() : Map.copyOf(inboxes);

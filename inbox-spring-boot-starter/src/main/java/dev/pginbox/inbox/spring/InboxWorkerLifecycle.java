@@ -30,14 +30,26 @@ public final class InboxWorkerLifecycle implements SmartLifecycle {
   private final String handler;
   private final InboxWorker worker;
   private final ConnectionState connection;
+  private final boolean autoStartup;
   private CountDownLatch keepAlive;
 
   InboxWorkerLifecycle(
-      WorkerOptions options, String handler, InboxWorker worker, ConnectionState connection) {
+      WorkerOptions options,
+      String handler,
+      InboxWorker worker,
+      ConnectionState connection,
+      boolean autoStartup) {
     this.options = Objects.requireNonNull(options, "options");
     this.handler = Objects.requireNonNull(handler, "handler");
     this.worker = Objects.requireNonNull(worker, "worker");
     this.connection = Objects.requireNonNull(connection, "connection");
+    this.autoStartup = autoStartup;
+  }
+
+  /** False with {@code inbox.start-workers=false}: the worker is built, never started. */
+  @Override
+  public boolean isAutoStartup() {
+    return autoStartup;
   }
 
   public String inbox() {

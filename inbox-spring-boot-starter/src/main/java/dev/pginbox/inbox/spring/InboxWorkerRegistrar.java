@@ -184,7 +184,8 @@ final class InboxWorkerRegistrar implements SmartInitializingSingleton {
     InboxWorker worker = builder.build();
     beanFactory.registerSingleton(
         "inboxWorker." + inbox,
-        new InboxWorkerLifecycle(options, found.description(), worker, connection));
+        new InboxWorkerLifecycle(
+            options, found.description(), worker, connection, c.properties().startWorkers()));
     LOG.info(
         "inbox {}: worker registered for {} ({})",
         inbox,
