@@ -85,4 +85,11 @@ public interface InboxManager {
    * beforeId} (null: from the newest); {@code limit} 1..1000.
    */
   List<OperatorLogEntry> auditLog(int limit, Long beforeId);
+
+  /**
+   * The database login role this manager connects as ({@code session_user}): the role to grant a
+   * privilege that a call was refused for lack of (SQLSTATE 42501), and the {@code role_name} of
+   * its audit rows.
+   */
+  String loginRole();
 }

@@ -224,7 +224,7 @@ public final class Collector {
     DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
     OperatorHttp.Running http = null;
     try {
-      http = operatorHttp.start(dataSource, worker, readiness, log::info);
+      http = operatorHttp.start(config.database(), worker, readiness, log::info);
       worker.start();
       started.countDown();
       if (demoSignups != null) {

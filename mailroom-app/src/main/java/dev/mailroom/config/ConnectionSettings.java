@@ -33,6 +33,16 @@ public record ConnectionSettings(
     return copy;
   }
 
+  /**
+   * The same place, connecting under another {@code application_name}: a part of the process that
+   * should be told apart in {@code pg_stat_activity} and the audit log (the operator console).
+   */
+  public ConnectionSettings withApplicationName(String applicationName) {
+    Properties named = properties();
+    named.setProperty("ApplicationName", applicationName);
+    return new ConnectionSettings(jdbcUrl, named, hosts, ports, database, user, sslmode);
+  }
+
   /** The original's {@code host=... port=... dbname=... user=... sslmode=...}. */
   public String describe() {
     return "host="

@@ -1,6 +1,8 @@
 package dev.mailroom.ops;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.mailroom.config.ConfigException;
+import dev.mailroom.config.ConnectionSettings;
 import dev.mailroom.web.HttpSettings;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.http.Credentials;
@@ -14,14 +16,14 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import javax.sql.DataSource;
 
 /**
  * The collector's health, metrics and operator console (module inbox-http), switched on by setting
  * {@code MAILROOM_HTTP_PORT}; it listens on {@code MAILROOM_HTTP_HOST} (default 127.0.0.1: the
  * console shows token payloads). Write actions need {@code MAILROOM_HTTP_WRITE_ACTIONS=true} and
  * credentials ({@code INBOX_HTTP_USERS}, {@code INBOX_HTTP_USERS_FILE} or {@code
- * INBOX_HTTP_TOKEN}). Not in the demo, whose mailbox page owns that port.
+ * INBOX_HTTP_TOKEN}). Not in the demo, whose mailbox page owns that port. The console reads through
+ * a small pool of its own ({@link ConsolePool}), closed with the server.
  */
 public final class OperatorHttp {
 
@@ -58,10 +60,10 @@ public final class OperatorHttp {
    * @throws ConfigException for write actions without credentials or a bad port
    */
   public Running start(
-      DataSource dataSource, InboxWorker worker, Readiness readiness, Consumer<String> log)
+      ConnectionSettings database, InboxWorker worker, Readiness readiness, Consumer<String> log)
       throws IOException {
     if (prometheus == null) {
-      return new Running(null);
+      return new Running(null, null);
     }
     boolean writes = flag(env.get(WRITE_ACTIONS));
     Credentials credentials;
@@ -75,20 +77,26 @@ public final class OperatorHttp {
           WRITE_ACTIONS
               + "=true needs INBOX_HTTP_USERS, INBOX_HTTP_USERS_FILE or INBOX_HTTP_TOKEN");
     }
-    InboxHttp.Builder builder =
-        InboxHttp.builder(PostgresInboxManager.create(dataSource))
-            .meterRegistry(prometheus)
-            .readiness(readiness)
-            .workers(List.of(worker))
-            .credentials(credentials)
-            .writeActions(writes);
-    String hosts = env.get(InboxHttp.ALLOWED_HOSTS_ENV);
-    if (hosts != null && !hosts.isBlank()) {
-      // Unset: inbox-http's default (loopback names on a loopback address, any name otherwise).
-      builder.allowedHosts(List.of(hosts.split(",")));
+    HikariDataSource pool = ConsolePool.open(database);
+    InboxHttp.Running server;
+    try {
+      InboxHttp.Builder builder =
+          InboxHttp.builder(PostgresInboxManager.create(pool))
+              .meterRegistry(prometheus)
+              .readiness(readiness)
+              .workers(List.of(worker))
+              .credentials(credentials)
+              .writeActions(writes);
+      String hosts = env.get(InboxHttp.ALLOWED_HOSTS_ENV);
+      if (hosts != null && !hosts.isBlank()) {
+        // Unset: inbox-http's default (loopback names on a loopback address, any name otherwise).
+        builder.allowedHosts(List.of(hosts.split(",")));
+      }
+      server = builder.build().start(HttpSettings.read(env).address());
+    } catch (IOException | RuntimeException e) {
+      pool.close();
+      throw e;
     }
-    InboxHttp http = builder.build();
-    InboxHttp.Running server = http.start(HttpSettings.read(env).address());
     log.accept(
         "health, metrics and console on http://"
             + server.address().getHostString()
@@ -96,21 +104,29 @@ public final class OperatorHttp {
             + server.address().getPort()
             + "/"
             + (writes ? " (write actions enabled)" : " (read-only)"));
-    return new Running(server);
+    return new Running(server, pool);
   }
 
-  /** The running server, or nothing; closing stops it. */
+  /** The running server and its pool, or nothing; closing stops the server, then the pool. */
   public static final class Running implements AutoCloseable {
     private final InboxHttp.Running server;
+    private final HikariDataSource pool;
 
-    private Running(InboxHttp.Running server) {
+    private Running(InboxHttp.Running server, HikariDataSource pool) {
       this.server = server;
+      this.pool = pool;
     }
 
     @Override
     public void close() {
-      if (server != null) {
-        server.close();
+      try {
+        if (server != null) {
+          server.close();
+        }
+      } finally {
+        if (pool != null) {
+          pool.close();
+        }
       }
     }
   }

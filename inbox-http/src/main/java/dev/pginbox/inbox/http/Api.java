@@ -3,6 +3,7 @@ package dev.pginbox.inbox.http;
 import com.sun.net.httpserver.HttpExchange;
 import dev.pginbox.inbox.DeadLetterSelection;
 import dev.pginbox.inbox.Inbox;
+import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.InboxOperations;
 import java.io.IOException;
@@ -50,6 +51,22 @@ final class Api implements Route.Page {
     } else {
       Exchanges.send(exchange, 200, Json.CONTENT_TYPE, Json.write(body));
     }
+  }
+
+  @Override
+  public void refused(HttpExchange exchange, InboxException e) throws IOException {
+    List<String> path = Paths.segments(exchange, "/api/");
+    String inbox = path.size() >= 2 && path.get(0).equals("inboxes") ? path.get(1) : null;
+    String what;
+    if (inbox == null) {
+      what = path.equals(List.of("audit")) ? "the audit log" : "the inboxes";
+    } else if (path.size() < 3) {
+      what = "inbox " + inbox;
+    } else {
+      what = (path.get(2).equals("audit") ? "the audit log" : path.get(2)) + " of inbox " + inbox;
+    }
+    MissingGrant missing = MissingGrant.of(manager, what, inbox, false, e);
+    Exchanges.send(exchange, MissingGrant.STATUS, "text/plain; charset=utf-8", missing.text());
   }
 
   private Object answer(List<String> path, Map<String, String> q) {

@@ -5,6 +5,7 @@ import static dev.pginbox.inbox.http.Paths.enc;
 
 import com.sun.net.httpserver.HttpExchange;
 import dev.pginbox.inbox.DeadLetterSelection;
+import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.InboxOperations;
 import java.io.IOException;
@@ -60,6 +61,30 @@ final class Console implements Route.Page {
     } else {
       Exchanges.send(exchange, 200, HTML, html);
     }
+  }
+
+  @Override
+  public void refused(HttpExchange exchange, InboxException e) throws IOException {
+    List<String> path = Paths.segments(exchange, "/");
+    boolean write = "POST".equals(exchange.getRequestMethod());
+    String inbox = path.size() >= 2 && path.get(0).equals("inbox") ? path.get(1) : null;
+    String what;
+    if (write) {
+      what = "the action it was asked for in inbox " + inbox;
+    } else if (inbox == null) {
+      what = path.isEmpty() ? "the list of inboxes" : "the audit log";
+    } else if (path.size() == 2) {
+      what = "inbox " + inbox;
+    } else {
+      what =
+          switch (path.get(2)) {
+            case "dlq" -> "the dead letters of inbox " + inbox;
+            case "audit" -> "the audit log of inbox " + inbox;
+            default -> "message " + path.get(path.size() - 1) + " of inbox " + inbox;
+          };
+    }
+    MissingGrant missing = MissingGrant.of(manager, what, inbox, write, e);
+    Exchanges.send(exchange, MissingGrant.STATUS, HTML, missing.html());
   }
 
   private String read(List<String> path, Map<String, String> q) {

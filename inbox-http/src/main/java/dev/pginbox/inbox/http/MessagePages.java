@@ -17,8 +17,10 @@ import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.MessageDetail;
 import dev.pginbox.inbox.OperatorLogEntry;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** The console's message pages: dead letters (keyset pages), one message, the audit log. */
 final class MessagePages {
@@ -145,6 +147,8 @@ final class MessagePages {
         name == null
             ? manager.auditLog(PAGE, before)
             : manager.inbox(name).operations().auditLog(PAGE, before);
+    // The log keeps the rows of dropped inboxes: their names are no links to a page that is gone.
+    Set<String> inboxes = new HashSet<>(name == null ? manager.names() : List.of(name));
     List<List<String>> rows = new ArrayList<>();
     for (OperatorLogEntry e : entries) {
       rows.add(
@@ -154,7 +158,9 @@ final class MessagePages {
               esc(e.role()),
               esc(e.applicationName()),
               esc(e.action()),
-              e.inbox() == null ? "" : link("/inbox/" + enc(e.inbox()), e.inbox()),
+              inboxes.contains(e.inbox())
+                  ? link("/inbox/" + enc(e.inbox()), e.inbox())
+                  : esc(e.inbox()),
               "<code>" + esc(shorten(e.arguments())) + "</code>",
               e.rowsAffected() == null ? "" : num(e.rowsAffected())));
     }

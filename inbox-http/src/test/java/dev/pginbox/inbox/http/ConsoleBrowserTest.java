@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -19,6 +21,7 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -54,6 +57,12 @@ class ConsoleBrowserTest extends HttpTestSupport {
         "UPDATE inbox.invoices SET retry_count = 3, error = 'tax service timeout after ' || (100 + length(event_id)) || ' ms' WHERE event_id IN ('i1', 'i2', 'i3')");
     sql(
         "UPDATE inbox.invoices SET processed_at = now() - make_interval(mins => length(event_id)) WHERE event_id = 'i0'");
+
+    PostgresInbox parcels = manager.createInbox("parcels");
+    for (int i = 0; i < 3; i++) {
+      parcels.send(NewMessage.of("p" + i, "parcel.sent", "p" + i, "{}"));
+    }
+    sql("UPDATE inbox.parcels SET retry_count = 3, error = 'depot closed'");
 
     server =
         InboxHttp.builder(manager)
@@ -137,6 +146,70 @@ class ConsoleBrowserTest extends HttpTestSupport {
             count(
                 "SELECT count(*) FROM inbox.operator_log WHERE action = 'replay' AND actor = 'operator' AND rows_affected = 3"))
         .isEqualTo(1);
+  }
+
+  /**
+   * The dead-letter page refreshes itself every 15 s; a refresh used to drop the boxes an operator
+   * had ticked as soon as the focus left them. The test runs the page's timers every 500 ms once
+   * the boxes are ticked (it speeds up the page's clock, not the page) and counts their ticks, so
+   * it waits for refreshes to have come, not for a fixed time.
+   */
+  @Test
+  void selected_dead_letters_stay_selected_across_refreshes_and_replay_what_was_selected() {
+    String id =
+        (String)
+            ((ChromeDriver) browser)
+                .executeCdpCommand(
+                    "Page.addScriptToEvaluateOnNewDocument",
+                    Map.of(
+                        "source",
+                        "const every = window.setInterval;"
+                            + "window.setInterval = (f, ms, ...args) => every(() => {"
+                            + " if (!sessionStorage.fast) return;"
+                            + " sessionStorage.ticks = Number(sessionStorage.ticks || 0) + 1;"
+                            + " f(...args); }, Math.min(ms, 500));"))
+                .get("identifier");
+    try {
+      browser.get("http://" + USER + ":" + PASSWORD + "@" + origin + "/inbox/parcels/dlq");
+      for (String eventId : List.of("p0", "p2")) {
+        browser.findElement(By.cssSelector("input[name=id][value='" + eventId + "']")).click();
+      }
+      // The operator reads on: the focus leaves the boxes. Then the clock runs.
+      browser.findElement(By.tagName("h1")).click();
+      ((JavascriptExecutor) browser)
+          .executeScript("sessionStorage.ticks = 0; sessionStorage.fast = 1");
+      new WebDriverWait(browser, Duration.ofSeconds(20))
+          .until(
+              b ->
+                  Long.parseLong(
+                          String.valueOf(
+                              ((JavascriptExecutor) b)
+                                  .executeScript("return sessionStorage.ticks || '0'")))
+                      >= 3);
+      ((JavascriptExecutor) browser).executeScript("sessionStorage.removeItem('fast')");
+
+      assertThat(browser.findElements(By.cssSelector("input[name=id]:checked")))
+          .extracting(box -> box.getAttribute("value"))
+          .containsExactly("p0", "p2");
+      assertThat(browser.findElement(By.className("refresh-paused")).isDisplayed()).isTrue();
+      browser.findElement(By.xpath("//button[text()='replay selected']")).click();
+      new WebDriverWait(browser, Duration.ofSeconds(10))
+          .until(b -> !b.findElements(By.id("confirm")).isEmpty());
+      assertThat(browser.findElement(By.className("touched")).getText()).startsWith("2 message(s)");
+      browser.findElement(By.id("confirm")).click();
+      new WebDriverWait(browser, Duration.ofSeconds(10))
+          .until(b -> !b.findElements(By.className("flash")).isEmpty());
+      assertThat(count("SELECT count(*) FROM inbox.parcels_dlq WHERE event_id IN ('p0', 'p2')"))
+          .isZero();
+      assertThat(count("SELECT count(*) FROM inbox.parcels_dlq WHERE event_id = 'p1'"))
+          .isEqualTo(1);
+    } finally {
+      // A page without the console's script first: a page that reloads itself every half second
+      // keeps the browser too busy to answer.
+      browser.get("about:blank");
+      ((ChromeDriver) browser)
+          .executeCdpCommand("Page.removeScriptToEvaluateOnNewDocument", Map.of("identifier", id));
+    }
   }
 
   @Test

@@ -243,6 +243,14 @@ public final class PostgresInboxManager implements InboxManager {
     return PostgresInboxOperations.auditLog(jdbi, null, limit, beforeId);
   }
 
+  @Override
+  public String loginRole() {
+    return call(
+        "read the login role",
+        null,
+        h -> h.createQuery(InboxStatements.sql("login_role")).mapTo(String.class).one());
+  }
+
   private <T> T call(String action, String inbox, HandleCallback<T, Exception> callback) {
     try {
       return jdbi.withHandle(callback);

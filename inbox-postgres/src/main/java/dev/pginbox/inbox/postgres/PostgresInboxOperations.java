@@ -286,8 +286,23 @@ final class PostgresInboxOperations implements InboxOperations {
     return limit;
   }
 
+  /**
+   * The bind value of a time read from a row: pgJDBC reads {@code -infinity} and {@code infinity}
+   * as {@link OffsetDateTime#MIN} and {@link OffsetDateTime#MAX}, whose instants lie outside the
+   * range of an {@code OffsetDateTime} in UTC, and writes those two values back as the infinities.
+   * A keyset page that starts after a dead letter received at {@code -infinity} needs the trip.
+   */
   private static OffsetDateTime time(Instant instant) {
-    return instant == null ? null : instant.atOffset(ZoneOffset.UTC);
+    if (instant == null) {
+      return null;
+    }
+    if (!instant.isAfter(OffsetDateTime.MIN.toInstant())) {
+      return OffsetDateTime.MIN;
+    }
+    if (!instant.isBefore(OffsetDateTime.MAX.toInstant())) {
+      return OffsetDateTime.MAX;
+    }
+    return instant.atOffset(ZoneOffset.UTC);
   }
 
   private static String sql(String statement) {

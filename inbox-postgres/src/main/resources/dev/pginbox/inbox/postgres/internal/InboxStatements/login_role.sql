@@ -1,0 +1,1 @@
+SELECT session_user::text
