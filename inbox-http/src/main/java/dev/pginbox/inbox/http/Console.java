@@ -24,6 +24,10 @@ final class Console implements Route.Page {
 
   private static final String HTML = "text/html; charset=utf-8";
 
+  /** The write actions, each confirmed before it runs. */
+  private static final List<String> ACTIONS =
+      List.of("replay", "discard", "purge", "pause", "resume", "retry_now");
+
   private final InboxManager manager;
   private final Auth auth;
   private final boolean writes;
@@ -127,10 +131,14 @@ final class Console implements Route.Page {
     Map<String, String> form = Exchanges.form(exchange);
     InboxOperations ops = manager.inbox(inbox).operations().asActor(user.get());
     String action = form.getOrDefault("action", "");
-    if (!List.of("replay", "discard", "purge").contains(action)) {
-      throw new Exchanges.BadRequest("action must be replay, discard or purge");
+    if (!ACTIONS.contains(action)) {
+      throw new Exchanges.BadRequest("action must be one of " + String.join(", ", ACTIONS));
     }
-    DeadLetterSelection selection = action.equals("purge") ? null : Selections.fromForm(form);
+    DeadLetterSelection selection =
+        List.of("purge", "pause", "resume").contains(action) ? null : Selections.fromForm(form);
+    if (action.equals("retry_now") && !selection.byIds()) {
+      throw new Exchanges.BadRequest("retry now takes the ids of the messages to retry");
+    }
     if (!run) {
       Exchanges.send(exchange, 200, HTML, confirmation(inbox, action, selection, ops, user.get()));
       return;
@@ -143,6 +151,9 @@ final class Console implements Route.Page {
         switch (action) {
           case "replay" -> Flash.replayed(ops.replay(selection));
           case "discard" -> Flash.discarded(ops.discard(selection));
+          case "pause" -> Flash.done("pause", ops.pause() ? 1 : 0);
+          case "resume" -> Flash.done("resume", ops.resume() ? 1 : 0);
+          case "retry_now" -> Flash.done("retry_now", ops.retryNow(selection.eventIds()));
           default -> Flash.purged(ops.purge(1000));
         };
     Exchanges.redirect(exchange, "/inbox/" + enc(inbox) + "?" + done);
@@ -191,11 +202,16 @@ final class Console implements Route.Page {
       InboxOperations ops,
       String user) {
     String what =
-        selection == null
-            ? "one retention step (at most 1,000 rows past their retention)"
-            : Pages.num(ops.countDeadLetters(selection))
-                + " message(s): "
-                + Selections.describe(selection);
+        switch (action) {
+          case "purge" -> "one retention step (at most 1,000 rows past their retention)";
+          case "pause" -> "the consumption of the inbox: no claim takes anything until resumed";
+          case "resume" -> "the consumption of the inbox";
+          case "retry_now" -> "message(s) " + String.join(", ", selection.eventIds());
+          default ->
+              Pages.num(ops.countDeadLetters(selection))
+                  + " message(s): "
+                  + Selections.describe(selection);
+        };
     return Html.page(
         "confirm " + action,
         "<h1>Confirm: "

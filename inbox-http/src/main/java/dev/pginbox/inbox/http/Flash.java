@@ -20,6 +20,11 @@ final class Flash {
     return "done=discard&count=" + count;
   }
 
+  /** An action with one count: pause and resume (1 or 0: nothing to do), retry now. */
+  static String done(String action, int count) {
+    return "done=" + action + "&count=" + count;
+  }
+
   static String purged(PurgeResult r) {
     return "done=purge&count="
         + (r.deletedProcessed() + r.deletedDead())
@@ -39,6 +44,9 @@ final class Flash {
       case "replay" -> "replayed " + count + " message(s)";
       case "discard" -> "discarded " + count + " message(s)";
       case "purge" -> purgeText(count, number(query.get("stripped")), query.get("more"));
+      case "pause" -> count == 0 ? "the inbox was paused already" : "paused consumption";
+      case "resume" -> count == 0 ? "the inbox was not paused" : "resumed consumption";
+      case "retry_now" -> "made " + count + " message(s) due now";
       default -> null;
     };
   }

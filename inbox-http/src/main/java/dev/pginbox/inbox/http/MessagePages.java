@@ -139,6 +139,16 @@ final class MessagePages {
                     "replay",
                     DeadLetterSelection.ids(List.of(eventId)),
                     "replay this message")
+                : "")
+            + (writes
+                    && "pending".equals(m.state())
+                    && m.nextAttemptAt() != null
+                    && m.nextAttemptAt().isAfter(java.time.Instant.now())
+                ? actionForm(
+                    name,
+                    "retry_now",
+                    DeadLetterSelection.ids(List.of(eventId)),
+                    "retry this message now")
                 : ""));
   }
 

@@ -84,6 +84,12 @@ final class Pages {
     if (done != null) {
       body.append("<p class=\"flash\">").append(esc(done)).append("</p>");
     }
+    java.time.Instant paused = inbox.operations().pausedSince();
+    if (paused != null) {
+      body.append("<p class=\"banner paused\">Consumption paused since ")
+          .append(esc(Html.time(paused)))
+          .append(": no worker claims anything until it is resumed.</p>");
+    }
     body.append(HealthLines.horizon(h));
     body.append("<p class=\"summary\">")
         .append(estimate(h.pendingCount(), h.pendingCountExact()))
@@ -219,6 +225,13 @@ final class Pages {
               "Retention",
               "retention",
               actionForm(name, "purge", null, "run one retention step now")));
+      body.append(
+          Html.section(
+              "Consumption",
+              "consumption",
+              paused == null
+                  ? actionForm(name, "pause", null, "pause consumption")
+                  : actionForm(name, "resume", null, "resume consumption")));
     }
     return Html.page(name, body.toString());
   }

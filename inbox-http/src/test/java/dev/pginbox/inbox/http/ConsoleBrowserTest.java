@@ -148,6 +148,54 @@ class ConsoleBrowserTest extends HttpTestSupport {
         .isEqualTo(1);
   }
 
+  @Test
+  void pause_resume_and_retry_now_are_confirmed_run_and_audited() {
+    PostgresInbox jobs = manager.createInbox("jobs");
+    jobs.send(NewMessage.of("j1", "job", "j1", "{}"));
+    sql(
+        "UPDATE inbox.jobs SET retry_count = 1, error = 'busy', next_attempt_at = now() + interval '1 hour'");
+    String page = "http://" + USER + ":" + PASSWORD + "@" + origin + "/inbox/jobs";
+
+    browser.get(page);
+    confirmAndRun("//section[@id='consumption']//button[text()='pause consumption']");
+    assertThat(browser.findElement(By.className("flash")).getText())
+        .isEqualTo("paused consumption");
+    assertThat(browser.findElement(By.className("paused")).getText())
+        .startsWith("Consumption paused since");
+    assertThat(jobs.operations().pausedSince()).isNotNull();
+
+    confirmAndRun("//section[@id='consumption']//button[text()='resume consumption']");
+    assertThat(browser.findElement(By.className("flash")).getText())
+        .isEqualTo("resumed consumption");
+    assertThat(jobs.operations().pausedSince()).isNull();
+
+    browser.get(page + "/message/j1");
+    confirmAndRun("//button[text()='retry this message now']");
+    assertThat(browser.findElement(By.className("flash")).getText())
+        .isEqualTo("made 1 message(s) due now");
+    assertThat(count("SELECT count(*) FROM inbox.jobs WHERE next_attempt_at <= now()"))
+        .isEqualTo(1);
+    java.util.List<String> audited =
+        jdbi.withHandle(
+            h ->
+                h.select(
+                        "SELECT action FROM inbox.operator_log WHERE inbox_name = 'jobs'"
+                            + " AND actor = 'operator' ORDER BY id")
+                    .mapTo(String.class)
+                    .list());
+    assertThat(audited).containsExactly("pause", "resume", "retry_now");
+  }
+
+  /** Clicks an action's button, then the confirmation's, and waits for the inbox page. */
+  private static void confirmAndRun(String button) {
+    browser.findElement(By.xpath(button)).click();
+    new WebDriverWait(browser, Duration.ofSeconds(10))
+        .until(b -> !b.findElements(By.id("confirm")).isEmpty());
+    browser.findElement(By.id("confirm")).click();
+    new WebDriverWait(browser, Duration.ofSeconds(10))
+        .until(b -> !b.findElements(By.className("flash")).isEmpty());
+  }
+
   /**
    * The dead-letter page refreshes itself every 15 s; a refresh used to drop the boxes an operator
    * had ticked as soon as the focus left them. The test runs the page's timers every 500 ms once
