@@ -1,7 +1,10 @@
 package dev.pginbox.inbox.spring;
 
 import dev.pginbox.inbox.Inbox;
+import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
+import dev.pginbox.inbox.InboxNotFoundException;
+import dev.pginbox.inbox.InvalidInboxArgumentException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,9 +12,12 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.locator.ClasspathSqlLocator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -25,6 +31,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *   <li>{@code GET /actuator/inbox/{name}/dlq?limit=N}: the oldest dead letters (also {@code
  *       pending}, {@code stats}, {@code partitions}).
  * </ul>
+ *
+ * <p>Its write operations only refuse, with 405 and the property that enables them.
  */
 @Endpoint(id = "inbox")
 public class InboxEndpoint {
@@ -94,6 +102,43 @@ public class InboxEndpoint {
     };
   }
 
+  /** Refused: this endpoint is read-only ({@link InboxWriteEndpoint} replays). */
+  @WriteOperation
+  public WebEndpointResponse<Object> replay(
+      @Selector String name, @Nullable String eventIds, @Nullable String eventType) {
+    return writesDisabled();
+  }
+
+  /** Refused: this endpoint is read-only ({@link InboxWriteEndpoint} purges). */
+  @DeleteOperation
+  public WebEndpointResponse<Object> purge(@Selector String name, @Nullable Integer batchSize) {
+    return writesDisabled();
+  }
+
+  private static WebEndpointResponse<Object> writesDisabled() {
+    return error(
+        405,
+        "the inbox endpoint's write operations are disabled: set "
+            + "inbox.actuator.write-operations=true to enable replay and purge (and secure the "
+            + "endpoint first)");
+  }
+
+  /** The answer to a request the endpoint refuses: {@code {"error": reason}}. */
+  static WebEndpointResponse<Object> error(int status, String reason) {
+    return new WebEndpointResponse<>(Map.of("error", reason), status);
+  }
+
+  /** The answer to a failed call of the inbox API: 404 or 400 for what the caller got wrong. */
+  static WebEndpointResponse<Object> error(InboxException e) {
+    if (e instanceof InboxNotFoundException) {
+      return error(WebEndpointResponse.STATUS_NOT_FOUND, e.getMessage());
+    }
+    if (e instanceof InvalidInboxArgumentException) {
+      return error(WebEndpointResponse.STATUS_BAD_REQUEST, e.getMessage());
+    }
+    throw e;
+  }
+
   private List<Map<String, Object>> partitions(String name) {
     return JdbcClient.create(dataSource)
         .sql(PARTITIONS_SQL)
@@ -104,6 +149,10 @@ public class InboxEndpoint {
 
   InboxManager manager() {
     return manager;
+  }
+
+  PayloadCodec codec() {
+    return codec;
   }
 
   private static final String PARTITIONS_SQL = read("partitions.sql");
