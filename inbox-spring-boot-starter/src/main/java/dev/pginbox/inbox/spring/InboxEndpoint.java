@@ -3,8 +3,11 @@ package dev.pginbox.inbox.spring;
 import dev.pginbox.inbox.Inbox;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
+import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxNotFoundException;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,8 +31,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *   <li>{@code GET /actuator/inbox}: every inbox's health;
  *   <li>{@code GET /actuator/inbox/{name}}: health, {@code inbox_status} and this application's
  *       worker;
- *   <li>{@code GET /actuator/inbox/{name}/dlq?limit=N}: the oldest dead letters (also {@code
- *       pending}, {@code stats}, {@code partitions}).
+ *   <li>{@code GET /actuator/inbox/{name}/dlq?limit=N}: the oldest dead letters, each payload as
+ *       JSON (also {@code pending}, {@code stats}, {@code partitions}).
  * </ul>
  *
  * <p>Its write operations only refuse, with 405 and the property that enables them.
@@ -92,8 +95,8 @@ public class InboxEndpoint {
     Inbox inbox = manager.inbox(name);
     int n = limit == null ? maxPageSize : Math.max(1, Math.min(limit, maxPageSize));
     return switch (view) {
-      case "dlq" -> inbox.deadLetters(n);
-      case "pending" -> inbox.pending(n);
+      case "dlq" -> withJsonPayloads(inbox.deadLetters(n));
+      case "pending" -> withJsonPayloads(inbox.pending(n));
       case "stats" -> inbox.stats();
       case "partitions" -> partitions(name);
       default ->
@@ -137,6 +140,42 @@ public class InboxEndpoint {
       return error(WebEndpointResponse.STATUS_BAD_REQUEST, e.getMessage());
     }
     throw e;
+  }
+
+  /**
+   * The messages with every field of {@link InboxMessage}, the payload as JSON rather than the
+   * escaped text of it (a payload that is not JSON stays text).
+   */
+  private List<Map<String, Object>> withJsonPayloads(List<InboxMessage> messages) {
+    List<Map<String, Object>> views = new ArrayList<>(messages.size());
+    for (InboxMessage m : messages) {
+      Map<String, Object> view = new LinkedHashMap<>();
+      for (RecordComponent field : InboxMessage.class.getRecordComponents()) {
+        view.put(field.getName(), valueOf(field, m));
+      }
+      view.put("payload", json(m.payload()));
+      views.add(view);
+    }
+    return views;
+  }
+
+  private static @Nullable Object valueOf(RecordComponent field, InboxMessage m) {
+    try {
+      return field.getAccessor().invoke(m);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot read " + field.getName() + " of a message", e);
+    }
+  }
+
+  private @Nullable Object json(@Nullable String payload) {
+    if (payload == null) {
+      return null;
+    }
+    try {
+      return codec.read(payload, Object.class);
+    } catch (IllegalArgumentException e) {
+      return payload;
+    }
   }
 
   private List<Map<String, Object>> partitions(String name) {

@@ -130,4 +130,14 @@ class ActuatorWebEndpointTest extends SpringInboxTest {
     assertThat(answer.status()).isEqualTo(404);
     assertThat(answer.body()).contains("no_such_inbox");
   }
+
+  @Test
+  void dead_letters_show_their_payload_as_json() {
+    deadLetters("web-json");
+
+    Answer answer = call(HttpMethod.GET, "/inbox/notes/dlq?limit=100", null);
+
+    assertThat(answer.status()).isEqualTo(200);
+    assertThat(answer.body()).contains("\"payload\":{\"note\":\"web-json\"}");
+  }
 }
