@@ -1,7 +1,13 @@
 package dev.pginbox.inbox.spring;
 
 import dev.pginbox.inbox.Inbox;
+import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
+import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.InboxNotFoundException;
+import dev.pginbox.inbox.InvalidInboxArgumentException;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,9 +15,12 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.locator.ClasspathSqlLocator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -22,9 +31,11 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *   <li>{@code GET /actuator/inbox}: every inbox's health;
  *   <li>{@code GET /actuator/inbox/{name}}: health, {@code inbox_status} and this application's
  *       worker;
- *   <li>{@code GET /actuator/inbox/{name}/dlq?limit=N}: the oldest dead letters (also {@code
- *       pending}, {@code stats}, {@code partitions}).
+ *   <li>{@code GET /actuator/inbox/{name}/dlq?limit=N}: the oldest dead letters, each payload as
+ *       JSON (also {@code pending}, {@code stats}, {@code partitions}).
  * </ul>
+ *
+ * <p>Its write operations only refuse, with 405 and the property that enables them.
  */
 @Endpoint(id = "inbox")
 public class InboxEndpoint {
@@ -84,14 +95,87 @@ public class InboxEndpoint {
     Inbox inbox = manager.inbox(name);
     int n = limit == null ? maxPageSize : Math.max(1, Math.min(limit, maxPageSize));
     return switch (view) {
-      case "dlq" -> inbox.deadLetters(n);
-      case "pending" -> inbox.pending(n);
+      case "dlq" -> withJsonPayloads(inbox.deadLetters(n));
+      case "pending" -> withJsonPayloads(inbox.pending(n));
       case "stats" -> inbox.stats();
       case "partitions" -> partitions(name);
       default ->
           throw new IllegalArgumentException(
               "unknown view '" + view + "': dlq, pending, stats or partitions");
     };
+  }
+
+  /** Refused: this endpoint is read-only ({@link InboxWriteEndpoint} replays). */
+  @WriteOperation
+  public WebEndpointResponse<Object> replay(
+      @Selector String name, @Nullable String eventIds, @Nullable String eventType) {
+    return writesDisabled();
+  }
+
+  /** Refused: this endpoint is read-only ({@link InboxWriteEndpoint} purges). */
+  @DeleteOperation
+  public WebEndpointResponse<Object> purge(@Selector String name, @Nullable Integer batchSize) {
+    return writesDisabled();
+  }
+
+  private static WebEndpointResponse<Object> writesDisabled() {
+    return error(
+        405,
+        "the inbox endpoint's write operations are disabled: set "
+            + "inbox.actuator.write-operations=true to enable replay and purge (and secure the "
+            + "endpoint first)");
+  }
+
+  /** The answer to a request the endpoint refuses: {@code {"error": reason}}. */
+  static WebEndpointResponse<Object> error(int status, String reason) {
+    return new WebEndpointResponse<>(Map.of("error", reason), status);
+  }
+
+  /** The answer to a failed call of the inbox API: 404 or 400 for what the caller got wrong. */
+  static WebEndpointResponse<Object> error(InboxException e) {
+    if (e instanceof InboxNotFoundException) {
+      return error(WebEndpointResponse.STATUS_NOT_FOUND, e.getMessage());
+    }
+    if (e instanceof InvalidInboxArgumentException) {
+      return error(WebEndpointResponse.STATUS_BAD_REQUEST, e.getMessage());
+    }
+    throw e;
+  }
+
+  /**
+   * The messages with every field of {@link InboxMessage}, the payload as JSON rather than the
+   * escaped text of it (a payload that is not JSON stays text).
+   */
+  private List<Map<String, Object>> withJsonPayloads(List<InboxMessage> messages) {
+    List<Map<String, Object>> views = new ArrayList<>(messages.size());
+    for (InboxMessage m : messages) {
+      Map<String, Object> view = new LinkedHashMap<>();
+      for (RecordComponent field : InboxMessage.class.getRecordComponents()) {
+        view.put(field.getName(), valueOf(field, m));
+      }
+      view.put("payload", json(m.payload()));
+      views.add(view);
+    }
+    return views;
+  }
+
+  private static @Nullable Object valueOf(RecordComponent field, InboxMessage m) {
+    try {
+      return field.getAccessor().invoke(m);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot read " + field.getName() + " of a message", e);
+    }
+  }
+
+  private @Nullable Object json(@Nullable String payload) {
+    if (payload == null) {
+      return null;
+    }
+    try {
+      return codec.read(payload, Object.class);
+    } catch (IllegalArgumentException e) {
+      return payload;
+    }
   }
 
   private List<Map<String, Object>> partitions(String name) {
@@ -104,6 +188,10 @@ public class InboxEndpoint {
 
   InboxManager manager() {
     return manager;
+  }
+
+  PayloadCodec codec() {
+    return codec;
   }
 
   private static final String PARTITIONS_SQL = read("partitions.sql");

@@ -1,9 +1,10 @@
 package dev.pginbox.inbox.spring;
 
 import dev.pginbox.inbox.Inbox;
+import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.PurgeResult;
-import java.util.List;
+import dev.pginbox.inbox.spring.ReplaySelection.InvalidReplayRequest;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -14,17 +15,22 @@ import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code inbox} endpoint with its write operations, present only with {@code
  * inbox.actuator.write-operations=true} (secure the endpoint like any other that changes data):
  *
  * <ul>
- *   <li>{@code POST /actuator/inbox/{name}} with {@code {"eventIds": [...]}} or {@code
- *       {"eventType": "..."}}: replays those dead letters;
+ *   <li>{@code POST /actuator/inbox/{name}} with {@code {"eventIds": ["e1", "e2"]}} or {@code
+ *       {"eventType": "..."}}: replays those dead letters ({@code "eventIds": "e1,e2"}, the older
+ *       form, works too);
  *   <li>{@code DELETE /actuator/inbox/{name}?batchSize=N}: one retention step ({@code
  *       purge_inbox}).
  * </ul>
+ *
+ * <p>A request the endpoint cannot carry out answers 400 (or 404 for an unknown inbox) with {@code
+ * {"error": reason}}.
  */
 @Endpoint(id = "inbox")
 public class InboxWriteEndpoint extends InboxEndpoint {
@@ -41,23 +47,42 @@ public class InboxWriteEndpoint extends InboxEndpoint {
     super(manager, dataSource, codec, workers, maxPageSize);
   }
 
+  /**
+   * @param eventIds the JSON text of an array of event ids, one id, or ids separated by commas
+   */
+  @Override
   @WriteOperation
-  public Map<String, Object> replay(
-      @Selector String name, @Nullable List<String> eventIds, @Nullable String eventType) {
-    if ((eventIds == null) == (eventType == null)) {
-      throw new IllegalArgumentException("give exactly one of eventIds and eventType");
+  public WebEndpointResponse<Object> replay(
+      @Selector String name, @Nullable String eventIds, @Nullable String eventType) {
+    ReplaySelection selection;
+    try {
+      selection = ReplaySelection.of(eventIds, eventType, codec());
+    } catch (InvalidReplayRequest e) {
+      return error(WebEndpointResponse.STATUS_BAD_REQUEST, e.getMessage());
     }
-    Inbox inbox = manager().inbox(name);
-    int replayed = eventIds != null ? inbox.replay(eventIds) : inbox.replayEventType(eventType);
-    LOG.info("inbox {}: replayed {} dead letters through the actuator endpoint", name, replayed);
-    return Map.of("replayed", replayed);
+    try {
+      Inbox inbox = manager().inbox(name);
+      int replayed =
+          selection.eventIds() != null
+              ? inbox.replay(selection.eventIds())
+              : inbox.replayEventType(selection.eventType());
+      LOG.info("inbox {}: replayed {} dead letters through the actuator endpoint", name, replayed);
+      return new WebEndpointResponse<>(Map.of("replayed", replayed));
+    } catch (InboxException e) {
+      return error(e);
+    }
   }
 
+  @Override
   @DeleteOperation
-  public PurgeResult purge(@Selector String name, @Nullable Integer batchSize) {
-    PurgeResult result =
-        manager().inbox(name).purge(batchSize == null ? DEFAULT_PURGE_BATCH : batchSize);
-    LOG.info("inbox {}: purged through the actuator endpoint: {}", name, result);
-    return result;
+  public WebEndpointResponse<Object> purge(@Selector String name, @Nullable Integer batchSize) {
+    try {
+      PurgeResult result =
+          manager().inbox(name).purge(batchSize == null ? DEFAULT_PURGE_BATCH : batchSize);
+      LOG.info("inbox {}: purged through the actuator endpoint: {}", name, result);
+      return new WebEndpointResponse<>(result);
+    } catch (InboxException e) {
+      return error(e);
+    }
   }
 }

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.HealthStatus;
 import dev.pginbox.inbox.InboxHealth;
-import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.NewMessage;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -86,15 +86,15 @@ class ActuatorAndMetricsTest extends SpringInboxTest {
                     .anyMatch(m -> m.eventId().equals("endpoint-reject")));
 
     @SuppressWarnings("unchecked")
-    List<InboxMessage> dlq = (List<InboxMessage>) endpoint.view("notes", "dlq", 1000);
-    assertThat(dlq).extracting(InboxMessage::eventId).contains("endpoint-reject");
+    List<Map<String, Object>> dlq = (List<Map<String, Object>>) endpoint.view("notes", "dlq", 1000);
+    assertThat(dlq).extracting(m -> m.get("eventId")).contains("endpoint-reject");
     assertThat(endpoint.inbox("notes")).containsKeys("health", "status", "worker");
     assertThat(endpoint.view("notes", "partitions", null)).isEqualTo(List.of());
 
-    Map<String, Object> replayed =
-        ((InboxWriteEndpoint) endpoint).replay("notes", List.of("endpoint-reject"), null);
+    WebEndpointResponse<Object> replayed = endpoint.replay("notes", "endpoint-reject", null);
 
-    assertThat(replayed).containsEntry("replayed", 1);
+    assertThat(replayed.getStatus()).isEqualTo(200);
+    assertThat(replayed.getBody()).isEqualTo(Map.of("replayed", 1));
   }
 
   @Test

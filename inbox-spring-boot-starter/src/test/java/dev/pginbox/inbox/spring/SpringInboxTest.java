@@ -9,11 +9,12 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * The one Spring context the starter's tests share (contexts are slow to start): {@link
- * TestApplication} on a database of its own. Test classes extend this and add no configuration, so
- * Spring's test context cache hands them all the same context.
+ * TestApplication} on a database of its own, serving on a random port. Test classes extend this and
+ * add no configuration, so Spring's test context cache hands them all the same context.
  */
 @SpringBootTest(
     classes = TestApplication.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
       "spring.sql.init.mode=always",
       "spring.autoconfigure.exclude="

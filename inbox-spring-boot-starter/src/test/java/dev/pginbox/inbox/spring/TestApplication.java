@@ -17,7 +17,12 @@ import org.springframework.stereotype.Component;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
-/** The application the starter's tests run: listeners of every kind, each on its own inbox. */
+/**
+ * The application the starter's tests run: listeners of every kind, each on its own inbox. Its
+ * component scan covers the starter's package and so picks up {@link InboxEndpointBodyAdvice} (a
+ * {@code @ControllerAdvice}), which the auto-configuration then leaves alone; the example
+ * application's test runs the auto-configured one.
+ */
 @SpringBootApplication
 class TestApplication {
 

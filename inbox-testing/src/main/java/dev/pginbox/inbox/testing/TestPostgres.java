@@ -20,7 +20,8 @@ import org.testcontainers.containers.PostgreSQLContainer;
  * <ol>
  *   <li>the JDBC URL in {@value #URL_VARIABLE} (user and password from {@value #USER_VARIABLE} and
  *       {@value #PASSWORD_VARIABLE}, or inside the URL); the user needs {@code CREATEDB};
- *   <li>Testcontainers ({@code postgres:18}) when a Docker engine is reachable;
+ *   <li>Testcontainers ({@code postgres:18}) when a Docker engine is reachable (asked only where
+ *       one is configured, see {@link DockerProbe});
  *   <li>an embedded PostgreSQL 18 started from the {@code io.zonky.test} Maven artifacts.
  * </ol>
  *
@@ -180,7 +181,12 @@ public final class TestPostgres {
     }
   }
 
-  private static boolean dockerAvailable() {
+  /** Asks Testcontainers only where a Docker may be (see {@link DockerProbe}). */
+  static boolean dockerAvailable() {
+    if (!DockerProbe.dockerConfigured()) {
+      LOG.debug("no Docker configured: Testcontainers is not asked");
+      return false;
+    }
     try {
       return DockerClientFactory.instance().isDockerAvailable();
     } catch (RuntimeException | LinkageError e) {

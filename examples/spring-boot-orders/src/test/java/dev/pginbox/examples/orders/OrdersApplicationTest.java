@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.testing.TestDatabase;
 import dev.pginbox.inbox.testing.TestPostgres;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -86,5 +87,25 @@ class OrdersApplicationTest {
     assertThat(inboxHealth.get("components").toString()).contains("orders");
     assertThat(readiness).containsEntry("status", "UP");
     assertThat(readiness.get("components").toString()).contains("inboxWorkers");
+  }
+
+  @Test
+  void a_replay_while_write_operations_are_off_answers_405_naming_the_property() {
+    // docs/spring-boot.md: POST /actuator/inbox/{name} with {"eventIds": ["e1"]}
+    int[] status = new int[1];
+    String body =
+        http()
+            .post()
+            .uri("/actuator/inbox/orders")
+            .contentType(MediaType.APPLICATION_JSON)
+            .body("{\"eventIds\": [\"e1\"]}")
+            .exchange(
+                (request, response) -> {
+                  status[0] = response.getStatusCode().value();
+                  return new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8);
+                });
+
+    assertThat(status[0]).isEqualTo(405);
+    assertThat(body).contains("inbox.actuator.write-operations=true");
   }
 }

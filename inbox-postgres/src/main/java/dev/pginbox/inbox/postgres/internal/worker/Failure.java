@@ -8,29 +8,20 @@ import java.time.Duration;
  */
 record Failure(String eventId, String error, Duration delay, boolean dead) {
 
-  private static final int MAX_ERROR_LENGTH = 4000;
-
   static Failure of(String eventId, Outcome outcome) {
     return new Failure(
         eventId,
-        truncate(outcome.reason()),
+        ErrorText.capped(outcome.reason()),
         outcome.retryAfter(),
         outcome.kind() == Outcome.Kind.DEAD);
   }
 
+  /** The exception's first line and a summary of its stack (see {@link ErrorText}). */
   static Failure of(String eventId, Throwable error) {
-    String message = error.getMessage();
-    return of(eventId, error.getClass().getName() + (message == null ? "" : ": " + message));
+    return of(eventId, ErrorText.of(error));
   }
 
   static Failure of(String eventId, String error) {
-    return new Failure(eventId, truncate(error), null, false);
-  }
-
-  private static String truncate(String text) {
-    if (text == null) {
-      return null;
-    }
-    return text.length() <= MAX_ERROR_LENGTH ? text : text.substring(0, MAX_ERROR_LENGTH);
+    return new Failure(eventId, ErrorText.capped(error), null, false);
   }
 }

@@ -11,8 +11,6 @@ import java.util.Deque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Hands a claimed batch to the application's handler, part by part, each part in a savepoint of the
@@ -35,8 +33,6 @@ import org.slf4j.LoggerFactory;
  * endHandledPart).
  */
 final class HandlerCalls {
-
-  private static final Logger LOG = LoggerFactory.getLogger(HandlerCalls.class);
 
   /**
    * What the handler made of the batch; {@code takenAway}: it timed out or the worker stopped;
@@ -116,7 +112,6 @@ final class HandlerCalls {
         // An Error here is the message's doing (a payload too big to deserialise, a recursion it
         // triggers): charged like an exception, so it ends in the DLQ instead of looping forever.
         error = e;
-        logFailure(m.eventId(), e);
       } finally {
         ctx.events().handlerNanos(System.nanoTime() - start);
       }
@@ -124,13 +119,7 @@ final class HandlerCalls {
         return true;
       }
       boolean succeeded = error == null && (outcome == null || outcome.marksProcessed());
-      List<Failure> failure =
-          succeeded
-              ? List.of()
-              : List.of(
-                  error != null
-                      ? Failure.of(m.eventId(), error)
-                      : Failure.of(m.eventId(), outcome));
+      List<Failure> failure = succeeded ? List.of() : List.of(failureOf(m, error, outcome));
       if (!batch.endPart(succeeded, failure, id)) {
         return false;
       }
@@ -166,7 +155,6 @@ final class HandlerCalls {
         throw e;
       } catch (Exception | OutOfMemoryError | StackOverflowError e) {
         error = e;
-        logFailure(part.size() + " messages", e);
       } finally {
         ctx.events().handlerNanos(System.nanoTime() - start);
       }
@@ -177,9 +165,10 @@ final class HandlerCalls {
       if (error == null) {
         ended = endHandledPart(messages, part, result, batch, tally, parts, behindFailures);
       } else if (part.size() == 1) {
-        ended = batch.endPart(false, List.of(Failure.of(ids.get(0), error)), ids);
+        ended = batch.endPart(false, List.of(failureOf(part.get(0), error, null)), ids);
         failed(messages, part.get(0), behindFailures);
       } else {
+        ctx.failures().partFailed(part.size(), error);
         ended = batch.endPart(false, List.of(), List.of());
         int half = (part.size() + 1) / 2;
         parts.addFirst(part.subList(half, part.size()));
@@ -226,7 +215,7 @@ final class HandlerCalls {
       if (behindFailures.contains(m.eventId())) {
         tally.heldBack.add(m.eventId());
       } else if (!outcome.marksProcessed()) {
-        failures.add(Failure.of(m.eventId(), outcome));
+        failures.add(failureOf(m, null, outcome));
         finished.add(m.eventId());
       } else if (doneBehind) {
         again.add(m); // its writes are rolled back with the part's
@@ -279,15 +268,17 @@ final class HandlerCalls {
     return kept;
   }
 
-  /** An environmental failure stops the batch: nobody is charged for it. */
-  private void logFailure(String what, Throwable e) {
-    if (e instanceof Error) {
-      LOG.warn("inbox {}: the handler failed with {} on {}", ctx.inbox(), e, what);
-    } else {
-      LOG.debug("inbox {}: the handler failed on {}", ctx.inbox(), what, e);
+  /** The failed attempt of {@code m}, thrown {@code error} or returned {@code outcome}, logged. */
+  private Failure failureOf(InboxMessage m, Throwable error, Outcome outcome) {
+    if (error != null) {
+      ctx.failures().threw(m, error);
+      return Failure.of(m.eventId(), error);
     }
+    ctx.failures().returned(m, outcome);
+    return Failure.of(m.eventId(), outcome);
   }
 
+  /** An environmental failure stops the batch: nobody is charged for it. */
   private static boolean refuses(Throwable error, Tally tally) {
     if (error != null
         && SqlStates.isEnvironmental(SqlStates.of(error))

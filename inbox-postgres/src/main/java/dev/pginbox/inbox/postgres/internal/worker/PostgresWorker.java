@@ -70,6 +70,7 @@ public final class PostgresWorker implements InboxWorker {
             permits,
             boundary,
             new WorkerEvents(registry, options.inbox(), listener),
+            new FailureLog(options.inbox()),
             new ClaimScope(options.partitions(), options.inbox(), workerId),
             gaugeInterval,
             retentionInterval,

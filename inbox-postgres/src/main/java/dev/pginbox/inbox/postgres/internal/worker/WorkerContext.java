@@ -10,7 +10,8 @@ import org.jdbi.v3.core.Jdbi;
 
 /**
  * The configuration and shared services of one worker, the same for every run. Exactly one of the
- * two handlers is set; {@code boundary} is null for the worker's own connections.
+ * two handlers is set; {@code boundary} is null for the worker's own connections; {@code failures}
+ * logs the handler's failed attempts.
  */
 record WorkerContext(
     WorkerOptions options,
@@ -21,6 +22,7 @@ record WorkerContext(
     ClaimPermits permits,
     BatchTransactionBoundary boundary,
     WorkerEvents events,
+    FailureLog failures,
     ClaimScope scope,
     Duration gaugeInterval,
     Duration retentionInterval,

@@ -16,7 +16,9 @@
  *       commit in one transaction, ending in a {@link
  *       dev.pginbox.inbox.postgres.internal.worker.BatchOutcome}), {@link
  *       dev.pginbox.inbox.postgres.internal.worker.HandlerCalls} (the handler, part by part, each
- *       in a savepoint), {@link dev.pginbox.inbox.postgres.internal.worker.OutcomeRecorder}, {@link
+ *       in a savepoint; {@link dev.pginbox.inbox.postgres.internal.worker.FailureLog} logs each
+ *       failed attempt, {@link dev.pginbox.inbox.postgres.internal.worker.ErrorText} makes its
+ *       error text), {@link dev.pginbox.inbox.postgres.internal.worker.OutcomeRecorder}, {@link
  *       dev.pginbox.inbox.postgres.internal.worker.UnreadableMessage} (charges a message too big to
  *       read into memory), {@link dev.pginbox.inbox.postgres.internal.worker.HandlerTurns} (claim
  *       ahead: one processor more than the concurrency, and a claimed batch waits for a turn before
