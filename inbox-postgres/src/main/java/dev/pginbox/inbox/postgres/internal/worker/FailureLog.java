@@ -1,5 +1,7 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
+import static dev.pginbox.inbox.postgres.internal.LogText.safe;
+
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.Outcome;
 import java.util.Locale;
@@ -71,7 +73,7 @@ final class FailureLog {
       log.warn(
           "inbox {}: the handler failed on message {} (attempt {})",
           inbox,
-          m.eventId(),
+          safe(m.eventId()),
           attempt,
           error);
     } else if (first) {
@@ -79,13 +81,13 @@ final class FailureLog {
           "inbox {}: the handler failed on message {} (attempt {}): {} (stack traces are limited"
               + " to {} a minute)",
           inbox,
-          m.eventId(),
+          safe(m.eventId()),
           attempt,
-          ErrorText.headline(error),
+          safe(ErrorText.headline(error)),
           STACK_TRACES_PER_MINUTE);
     } else {
       String line = "inbox {}: the handler failed on message {} again (attempt {}): {}";
-      Object[] args = {inbox, m.eventId(), attempt, ErrorText.headline(error)};
+      Object[] args = {inbox, safe(m.eventId()), attempt, safe(ErrorText.headline(error))};
       if (warn) {
         log.warn(line, args);
       } else {
@@ -103,9 +105,9 @@ final class FailureLog {
         "inbox {}: the handler returned {} for message {} (attempt {}): {}",
         inbox,
         outcome.kind().name().toLowerCase(Locale.ROOT),
-        m.eventId(),
+        safe(m.eventId()),
         m.retryCount() + 1,
-        outcome.reason());
+        safe(outcome.reason()));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
+import dev.pginbox.inbox.postgres.internal.LogText;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -78,7 +79,10 @@ final class OutcomeRecorder {
         String id = rs.getString(1);
         Failure f = byId.get(id);
         LOG.warn(
-            "inbox {}: message {} is a dead letter: {}", inbox, id, f == null ? null : f.error());
+            "inbox {}: message {} is a dead letter: {}",
+            inbox,
+            LogText.safe(id),
+            f == null ? null : LogText.safe(f.error()));
       }
     }
     events.failuresRecorded(recorded, dead);

@@ -1,5 +1,6 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
+import dev.pginbox.inbox.postgres.internal.LogText;
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -78,7 +79,7 @@ final class UnreadableMessage {
         "inbox {}: message {} ({} payload bytes stored) does not fit in memory; recording a failed"
             + " attempt",
         ctx.inbox(),
-        eventId,
+        LogText.safe(eventId),
         bytes);
     recorder.record(
         wc,

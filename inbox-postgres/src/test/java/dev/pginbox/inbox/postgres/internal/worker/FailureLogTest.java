@@ -42,6 +42,25 @@ class FailureLogTest {
   }
 
   @Test
+  void an_error_text_or_an_event_id_with_line_breaks_cannot_add_lines_to_the_log() {
+    IllegalStateException forged =
+        new IllegalStateException("no stock\n2026-11-29 12:00:00 INFO inbox orders: all good");
+
+    log.threw(message("o-1\r\nINFO fake", 1), forged);
+    log.returned(message("o-2", 1), Outcome.retry("later\u001b[2J\nINFO cleared"));
+
+    for (SubstituteLoggingEvent e : drained()) {
+      for (Object argument : e.getArgumentArray()) {
+        assertThat(String.valueOf(argument)).doesNotContain("\n", "\r", "\u001b");
+      }
+    }
+    log.threw(message("o-3", 1), forged);
+    assertThat(drained().get(0).getArgumentArray())
+        .contains(
+            "java.lang.IllegalStateException: no stock\\n2026-11-29 12:00:00 INFO inbox orders: all good");
+  }
+
+  @Test
   void a_first_failure_is_a_warning_with_the_stack_trace_and_a_repeat_one_info_line() {
     IllegalStateException boom = new IllegalStateException("no stock");
 
