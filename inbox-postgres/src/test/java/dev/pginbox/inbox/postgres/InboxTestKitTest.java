@@ -64,6 +64,28 @@ class InboxTestKitTest {
   }
 
   @Test
+  void draining_with_retries_also_takes_retries_whose_backoff_ran_out_on_its_own(
+      InboxManager manager, InboxProbe probe, DataSource ds) throws Exception {
+    Inbox inbox =
+        manager.createInbox(
+            "kit_backoff",
+            InboxOptions.builder()
+                .backoff(java.time.Duration.ofMillis(200), java.time.Duration.ofMillis(200))
+                .build());
+    inbox.send(NewMessage.of("flaky", "t", "B", "{}"));
+    RecordingHandler handler =
+        new RecordingHandler(
+            (m, tx) -> m.retryCount() == 0 ? Outcome.retry("try again") : Outcome.processed());
+    InboxWorker worker = worker(ds, "kit_backoff", handler);
+    assertThat(probe.drain(worker)).isEqualTo(1);
+    Thread.sleep(300); // the backoff is over: nothing is left to make due
+
+    probe.drainIncludingRetries(worker, "kit_backoff");
+
+    probe.message("kit_backoff", "flaky").assertProcessed();
+  }
+
+  @Test
   void records_the_order_messages_were_handled_in(
       InboxManager manager, InboxProbe probe, DataSource ds) {
     manager.createInbox("kit_order");
