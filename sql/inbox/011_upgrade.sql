@@ -11,6 +11,9 @@ SET LOCAL search_path = pg_catalog, pg_temp;
 -- Generator helpers whose signature changed (they now take the inbox's catalog row).
 DROP FUNCTION IF EXISTS inbox.replace_view(text, text);
 DROP FUNCTION IF EXISTS inbox.create_index_if_missing(text, text, jsonb);
+-- oldest_pending_sql gained p_stalled (with a default): the earlier overload would make every
+-- two-argument call ambiguous.
+DROP FUNCTION IF EXISTS inbox.oldest_pending_sql(inbox.inbox_config, text);
 -- A template that was on main for a day (the ranked ordered claim, measured and reverted) and
 -- never released: nothing calls it.
 DROP FUNCTION IF EXISTS inbox.ordered_claim_window_template();
