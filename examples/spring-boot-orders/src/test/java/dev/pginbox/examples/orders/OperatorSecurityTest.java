@@ -7,6 +7,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 
 /** The operator's password comes from the environment or the application does not start. */
 class OperatorSecurityTest {
@@ -39,9 +40,7 @@ class OperatorSecurityTest {
               assertThat(context.getBean(OperatorSecurity.class)).isNotNull();
               assertThat(
                       context
-                          .getBean(
-                              org.springframework.security.provisioning.InMemoryUserDetailsManager
-                                  .class)
+                          .getBean(InMemoryUserDetailsManager.class)
                           .loadUserByUsername("operator")
                           .getAuthorities())
                   .extracting(Object::toString)
