@@ -15,6 +15,7 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.locator.ClasspathSqlLocator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -108,13 +109,17 @@ public class InboxEndpoint {
   /** Refused: this endpoint is read-only ({@link InboxWriteEndpoint} replays). */
   @WriteOperation
   public WebEndpointResponse<Object> replay(
-      @Selector String name, @Nullable String eventIds, @Nullable String eventType) {
+      @Selector String name,
+      @Nullable String eventIds,
+      @Nullable String eventType,
+      SecurityContext securityContext) {
     return writesDisabled();
   }
 
   /** Refused: this endpoint is read-only ({@link InboxWriteEndpoint} purges). */
   @DeleteOperation
-  public WebEndpointResponse<Object> purge(@Selector String name, @Nullable Integer batchSize) {
+  public WebEndpointResponse<Object> purge(
+      @Selector String name, @Nullable Integer batchSize, SecurityContext securityContext) {
     return writesDisabled();
   }
 

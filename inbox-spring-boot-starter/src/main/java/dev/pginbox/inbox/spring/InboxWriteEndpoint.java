@@ -1,16 +1,19 @@
 package dev.pginbox.inbox.spring;
 
-import dev.pginbox.inbox.Inbox;
+import dev.pginbox.inbox.DeadLetterSelection;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
+import dev.pginbox.inbox.InboxOperations;
 import dev.pginbox.inbox.PurgeResult;
 import dev.pginbox.inbox.spring.ReplaySelection.InvalidReplayRequest;
+import java.security.Principal;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -53,7 +56,10 @@ public class InboxWriteEndpoint extends InboxEndpoint {
   @Override
   @WriteOperation
   public WebEndpointResponse<Object> replay(
-      @Selector String name, @Nullable String eventIds, @Nullable String eventType) {
+      @Selector String name,
+      @Nullable String eventIds,
+      @Nullable String eventType,
+      SecurityContext securityContext) {
     ReplaySelection selection;
     try {
       selection = ReplaySelection.of(eventIds, eventType, codec());
@@ -61,11 +67,12 @@ public class InboxWriteEndpoint extends InboxEndpoint {
       return error(WebEndpointResponse.STATUS_BAD_REQUEST, e.getMessage());
     }
     try {
-      Inbox inbox = manager().inbox(name);
       int replayed =
-          selection.eventIds() != null
-              ? inbox.replay(selection.eventIds())
-              : inbox.replayEventType(selection.eventType());
+          operations(name, securityContext)
+              .replay(
+                  selection.eventIds() != null
+                      ? DeadLetterSelection.ids(selection.eventIds())
+                      : DeadLetterSelection.eventType(selection.eventType()));
       LOG.info("inbox {}: replayed {} dead letters through the actuator endpoint", name, replayed);
       return new WebEndpointResponse<>(Map.of("replayed", replayed));
     } catch (InboxException e) {
@@ -75,14 +82,32 @@ public class InboxWriteEndpoint extends InboxEndpoint {
 
   @Override
   @DeleteOperation
-  public WebEndpointResponse<Object> purge(@Selector String name, @Nullable Integer batchSize) {
+  public WebEndpointResponse<Object> purge(
+      @Selector String name, @Nullable Integer batchSize, SecurityContext securityContext) {
     try {
       PurgeResult result =
-          manager().inbox(name).purge(batchSize == null ? DEFAULT_PURGE_BATCH : batchSize);
+          operations(name, securityContext)
+              .purge(batchSize == null ? DEFAULT_PURGE_BATCH : batchSize);
       LOG.info("inbox {}: purged through the actuator endpoint: {}", name, result);
       return new WebEndpointResponse<>(result);
     } catch (InboxException e) {
       return error(e);
     }
+  }
+
+  /**
+   * The inbox's audited operations, recording the request's authenticated principal (Spring
+   * Security's user, when the application has it) as the actor: the database login alone cannot
+   * tell which operator replayed.
+   */
+  private InboxOperations operations(String name, SecurityContext securityContext) {
+    InboxOperations operations = manager().inbox(name).operations();
+    String actor = actor(securityContext);
+    return actor == null ? operations : operations.asActor(actor);
+  }
+
+  private static @Nullable String actor(@Nullable SecurityContext securityContext) {
+    Principal principal = securityContext == null ? null : securityContext.getPrincipal();
+    return principal == null ? null : principal.getName();
   }
 }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -91,7 +92,8 @@ class ActuatorAndMetricsTest extends SpringInboxTest {
     assertThat(endpoint.inbox("notes")).containsKeys("health", "status", "worker");
     assertThat(endpoint.view("notes", "partitions", null)).isEqualTo(List.of());
 
-    WebEndpointResponse<Object> replayed = endpoint.replay("notes", "endpoint-reject", null);
+    WebEndpointResponse<Object> replayed =
+        endpoint.replay("notes", "endpoint-reject", null, SecurityContext.NONE);
 
     assertThat(replayed.getStatus()).isEqualTo(200);
     assertThat(replayed.getBody()).isEqualTo(Map.of("replayed", 1));

@@ -19,7 +19,13 @@ import org.springframework.test.context.DynamicPropertySource;
       "spring.sql.init.mode=always",
       "spring.autoconfigure.exclude="
           + "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration,"
-          + "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration",
+          + "org.springframework.boot.data.jpa.autoconfigure.DataJpaRepositoriesAutoConfiguration,"
+          // Spring Security is on the test classpath for SecuredActuatorTest's context alone.
+          + "org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration,"
+          + "org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration,"
+          + "org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration,"
+          + "org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterAutoConfiguration,"
+          + "org.springframework.boot.security.autoconfigure.actuate.web.servlet.ManagementWebSecurityAutoConfiguration",
       "management.tracing.sampling.probability=1.0",
       "inbox.inboxes.orders.max-retries=2",
       "inbox.inboxes.orders.backoff-base=0s",

@@ -17,7 +17,11 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-@SpringBootTest(properties = "inbox.start-workers=false") // the test drives the worker
+@SpringBootTest(
+    properties = {
+      "inbox.start-workers=false", // the test drives the worker
+      "example.operator.password=operator-test-password"
+    })
 class StockListenerTest {
 
   static final TestDatabase DB = TestPostgres.shared().newDatabase("stock");
