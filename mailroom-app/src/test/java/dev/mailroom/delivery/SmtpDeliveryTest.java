@@ -34,7 +34,7 @@ class SmtpDeliveryTest {
   private static final Pattern LINK =
       Pattern.compile("http://links\\.test/(activate|recover)\\?token=([A-Za-z0-9_-]{86})");
 
-  private static Map<String, String> smtpEnv(MailroomDb db, int port, String... more) {
+  static Map<String, String> smtpEnv(MailroomDb db, int port, String... more) {
     List<String> pairs =
         new ArrayList<>(
             List.of(
@@ -250,7 +250,7 @@ class SmtpDeliveryTest {
     return emails;
   }
 
-  private static List<String> recipientsOf(TestSmtpServer smtp) {
+  static List<String> recipientsOf(TestSmtpServer smtp) {
     return smtp.received().stream().map(SmtpDeliveryTest::recipients).toList();
   }
 
