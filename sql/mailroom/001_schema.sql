@@ -90,20 +90,29 @@ CREATE TABLE IF NOT EXISTS public.tokens (
     FOREIGN KEY (account) REFERENCES public.accounts (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
 );
 
--- The original default, LPAD(TO_CHAR(RANDOM() * 100000, 'FM00000'), 5, '0'), rounds values
--- >= 99999.5 up to 100000, which does not fit 'FM00000' and prints '#####'. Truncating to an
--- integer in 0..99999 first always gives five digits. Set with ALTER so that a database created
--- by the original migration gets the fix too.
-ALTER TABLE public.tokens
-    ALTER COLUMN code SET DEFAULT lpad((floor(random() * 100000))::integer::text, 5, '0');
+-- Wrong codes given for a password recovery token; the verifier burns the token (sets
+-- consumed_at) at its limit, so a code cannot be guessed through one link.
+ALTER TABLE public.tokens ADD COLUMN IF NOT EXISTS failed_attempts integer NOT NULL DEFAULT 0;
 
--- The secret's default names gen_random_bytes by the schema pgcrypto is in, whatever the
--- search_path of the session that inserts a token.
+-- Both defaults name gen_random_bytes by the schema pgcrypto is in, whatever the search_path of
+-- the session that inserts a token. Set with ALTER so that a database created by the original
+-- migration gets them too.
+--
+-- code: the original default, LPAD(TO_CHAR(RANDOM() * 100000, 'FM00000'), 5, '0'), printed
+-- '#####' for values >= 99999.5 and came from random(), a seeded generator whose next values
+-- anyone who learns its state (or calls setseed() in the session) can tell. Now: 48 bits of
+-- pgcrypto's cryptographic generator taken modulo 100000 (a bias below 4e-10), always 5 digits.
 DO $$
+DECLARE
+    v_pgcrypto name := (SELECT n.nspname FROM pg_extension e
+                        JOIN pg_namespace n ON n.oid = e.extnamespace
+                        WHERE e.extname = 'pgcrypto');
 BEGIN
     EXECUTE format('ALTER TABLE public.tokens ALTER COLUMN secret SET DEFAULT %I.gen_random_bytes(32)',
-        (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-         WHERE e.extname = 'pgcrypto'));
+        v_pgcrypto);
+    EXECUTE format($f$ALTER TABLE public.tokens ALTER COLUMN code SET DEFAULT
+        lpad(((('x' || encode(%I.gen_random_bytes(6), 'hex'))::bit(48)::bigint %% 100000))::text, 5, '0')$f$,
+        v_pgcrypto);
 END;
 $$;
 

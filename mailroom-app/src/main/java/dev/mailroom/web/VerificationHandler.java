@@ -93,6 +93,7 @@ final class VerificationHandler implements HttpHandler {
       case ALREADY_CONSUMED -> 409;
       case EXPIRED -> 410;
       case ACCOUNT_SUSPENDED -> 403;
+      case TOO_MANY_WRONG_CODES -> 410;
     };
   }
 
@@ -105,6 +106,8 @@ final class VerificationHandler implements HttpHandler {
       case ALREADY_CONSUMED -> "This link was used already";
       case EXPIRED -> "This link has expired";
       case ACCOUNT_SUSPENDED -> "This account is suspended";
+      case TOO_MANY_WRONG_CODES ->
+          "Too many wrong codes: this link no longer works; ask for a new one";
     };
   }
 
