@@ -2,14 +2,17 @@ package dev.mailroom.web;
 
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * Failed verification attempts per client address in a fixed window: after {@code max} failures an
- * address is refused until its window ends, so nobody can try codes or tokens at speed. Memory is
- * bounded: at most {@code maxAddresses} are tracked; when full, expired windows go first and then
- * the oldest.
+ * Failed verification attempts per key (a client, a token) in a fixed window: after {@code max}
+ * failures a key is refused until its window ends, so nobody can try codes or tokens at speed.
+ *
+ * <p>Memory is bounded, and the keys are chosen by whoever sends the requests, so a flood of new
+ * keys must not buy a blocked key its freedom. At most {@code maxKeys} keys are tracked; to make
+ * room, windows that ended go first, then the oldest key that is not blocked. A blocked key is
+ * never evicted: when every tracked key is blocked, a key that is not tracked is refused as well
+ * (fail closed) until the first window ends, at most one window later.
  */
 final class FailedAttempts {
 
@@ -17,31 +20,38 @@ final class FailedAttempts {
 
   private final int max;
   private final long windowNanos;
-  private final int maxAddresses;
+  private final int maxKeys;
   private final LongSupplier nanoTime;
+
+  /** In the order the windows started: the oldest first. */
   private final LinkedHashMap<String, Window> windows = new LinkedHashMap<>();
 
-  FailedAttempts(int max, long windowNanos, int maxAddresses, LongSupplier nanoTime) {
+  FailedAttempts(int max, long windowNanos, int maxKeys, LongSupplier nanoTime) {
     this.max = max;
     this.windowNanos = windowNanos;
-    this.maxAddresses = maxAddresses;
+    this.maxKeys = maxKeys;
     this.nanoTime = nanoTime;
   }
 
-  synchronized boolean blocked(String address) {
-    Window w = windows.get(address);
-    return w != null && !expired(w, nanoTime.getAsLong()) && w.failures() >= max;
+  synchronized boolean blocked(String key) {
+    long now = nanoTime.getAsLong();
+    Window w = windows.get(key);
+    if (w != null && !expired(w, now)) {
+      return w.failures() >= max;
+    }
+    return !hasRoom(now);
   }
 
-  synchronized void failed(String address) {
+  synchronized void failed(String key) {
     long now = nanoTime.getAsLong();
-    Window w = windows.get(address);
-    if (w == null || expired(w, now)) {
-      windows.remove(address);
-      makeRoom(now);
-      windows.put(address, new Window(now, 1));
-    } else {
-      windows.put(address, new Window(w.startedAt(), w.failures() + 1));
+    Window w = windows.get(key);
+    if (w != null && !expired(w, now)) {
+      windows.put(key, new Window(w.startedAt(), w.failures() + 1));
+      return;
+    }
+    windows.remove(key);
+    if (makeRoom(now)) {
+      windows.put(key, new Window(now, 1));
     }
   }
 
@@ -49,16 +59,27 @@ final class FailedAttempts {
     return windows.size();
   }
 
-  private void makeRoom(long now) {
-    if (windows.size() < maxAddresses) {
-      return;
+  /** Whether a new key could be tracked now (dropping ended windows to see). */
+  private boolean hasRoom(long now) {
+    if (windows.size() < maxKeys) {
+      return true;
     }
     windows.values().removeIf(w -> expired(w, now));
-    Iterator<Map.Entry<String, Window>> oldest = windows.entrySet().iterator();
-    while (windows.size() >= maxAddresses && oldest.hasNext()) {
-      oldest.next();
-      oldest.remove();
+    return windows.size() < maxKeys || windows.values().stream().anyMatch(w -> w.failures() < max);
+  }
+
+  /** Room for one more key: ended windows go, then the oldest key not blocked; false if none. */
+  private boolean makeRoom(long now) {
+    if (!hasRoom(now)) {
+      return false;
     }
+    Iterator<Window> oldest = windows.values().iterator();
+    while (windows.size() >= maxKeys && oldest.hasNext()) {
+      if (oldest.next().failures() < max) {
+        oldest.remove();
+      }
+    }
+    return true;
   }
 
   private boolean expired(Window w, long now) {

@@ -8,7 +8,9 @@ import dev.mailroom.verify.TokenVerifier;
 import dev.mailroom.verify.Verification;
 import dev.mailroom.verify.Verification.Result;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -17,22 +19,27 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code GET /activate?token=} and {@code POST /recover} (token and code; {@code GET /recover}
  * shows the form for the code). Answers with a small HTML page, or JSON when the client accepts
- * {@code application/json}. Failed attempts are limited per client address.
+ * {@code application/json}. Failed attempts are limited per client and per token ({@link
+ * AttemptLimits}); the client is the peer, or the one a trusted proxy names ({@link
+ * TrustedProxies}).
  */
 final class VerificationHandler implements HttpHandler {
 
   private static final Logger LOG = LoggerFactory.getLogger(VerificationHandler.class);
 
   private final TokenVerifier verifier;
-  private final FailedAttempts failures;
+  private final AttemptLimits limits;
+  private final TrustedProxies proxies;
   private final String backLink;
 
   /**
    * @param backLink HTML to put under every answer (the demo links back to its mailbox), or ""
    */
-  VerificationHandler(TokenVerifier verifier, FailedAttempts failures, String backLink) {
+  VerificationHandler(
+      TokenVerifier verifier, AttemptLimits limits, TrustedProxies proxies, String backLink) {
     this.verifier = verifier;
-    this.failures = failures;
+    this.limits = limits;
+    this.proxies = proxies;
     this.backLink = backLink;
   }
 
@@ -41,7 +48,10 @@ final class VerificationHandler implements HttpHandler {
     try (exchange) {
       String path = exchange.getRequestURI().getPath();
       String method = exchange.getRequestMethod();
-      String client = exchange.getRemoteAddress().getAddress().getHostAddress();
+      InetAddress client =
+          proxies.client(
+              exchange.getRemoteAddress().getAddress(),
+              exchange.getRequestHeaders().getOrDefault(TrustedProxies.FORWARDED_FOR, List.of()));
       boolean activate = path.equals("/activate");
       if (!activate && !path.equals("/recover")) {
         answer(exchange, 404, "not_found", "Not found", null);
@@ -52,10 +62,6 @@ final class VerificationHandler implements HttpHandler {
         answer(exchange, 405, "method_not_allowed", "Method not allowed", null);
         return;
       }
-      if (failures.blocked(client)) {
-        answer(exchange, 429, "too_many_attempts", "Too many failed attempts; try later", null);
-        return;
-      }
       Map<String, String> params;
       try {
         params = HttpExchanges.parameters(exchange);
@@ -64,19 +70,25 @@ final class VerificationHandler implements HttpHandler {
         return;
       }
       String token = params.get("token");
+      if (limits.blocked(client, token)) {
+        answer(exchange, 429, "too_many_attempts", "Too many failed attempts; try later", null);
+        return;
+      }
       if (!activate && method.equals("GET")) {
         recoveryForm(exchange, token);
         return;
       }
       String code = params.get("code");
       if (token == null || (!activate && code == null)) {
-        failures.failed(client);
+        limits.failed(client, token);
         answer(exchange, 400, "malformed", "The link is incomplete", null);
         return;
       }
       Verification v = activate ? verifier.activate(token) : verifier.recover(token, code);
-      if (v.result() == Result.BAD_SIGNATURE || v.result() == Result.UNKNOWN) {
-        failures.failed(client);
+      if (v.result() == Result.BAD_SIGNATURE
+          || v.result() == Result.UNKNOWN
+          || v.result() == Result.TOO_MANY_WRONG_CODES) {
+        limits.failed(client, token);
       }
       answer(exchange, status(v.result()), v.result().name().toLowerCase(Locale.ROOT), text(v), v);
     } catch (SQLException e) {

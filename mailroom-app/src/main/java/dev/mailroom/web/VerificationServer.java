@@ -18,11 +18,17 @@ public final class VerificationServer implements AutoCloseable {
 
   public static final int DEFAULT_PORT = 8080;
 
-  /** Failed attempts an address may make per window before it gets 429 answers. */
+  /**
+   * Failed attempts a client, and a token, may see per window before requests from that client or
+   * with that token get 429 answers.
+   */
   public static final int MAX_FAILURES = 10;
 
   public static final Duration FAILURE_WINDOW = Duration.ofMinutes(1);
-  private static final int MAX_TRACKED_ADDRESSES = 10_000;
+
+  /** Clients, and tokens, remembered at most (each): a few MiB whatever the traffic. */
+  private static final int MAX_TRACKED = 10_000;
+
   private static final int THREADS = 4;
 
   private final HttpServer server;
@@ -38,11 +44,19 @@ public final class VerificationServer implements AutoCloseable {
    */
   public static VerificationServer start(
       InetSocketAddress address, TokenVerifier verifier, String backLink) throws IOException {
+    return start(address, verifier, backLink, TrustedProxies.none());
+  }
+
+  /**
+   * @param backLink HTML under every answer page ("" for none)
+   * @param proxies the reverse proxies whose {@code X-Forwarded-For} names the client
+   */
+  public static VerificationServer start(
+      InetSocketAddress address, TokenVerifier verifier, String backLink, TrustedProxies proxies)
+      throws IOException {
     HttpServer server = HttpServer.create(address, 64);
-    FailedAttempts failures =
-        new FailedAttempts(
-            MAX_FAILURES, FAILURE_WINDOW.toNanos(), MAX_TRACKED_ADDRESSES, System::nanoTime);
-    VerificationHandler handler = new VerificationHandler(verifier, failures, backLink);
+    AttemptLimits limits = new AttemptLimits(failedAttempts(), failedAttempts());
+    VerificationHandler handler = new VerificationHandler(verifier, limits, proxies, backLink);
     server.createContext("/activate", handler);
     server.createContext("/recover", handler);
     ExecutorService executor =
@@ -56,6 +70,11 @@ public final class VerificationServer implements AutoCloseable {
     server.setExecutor(executor);
     server.start();
     return new VerificationServer(server, executor);
+  }
+
+  private static FailedAttempts failedAttempts() {
+    return new FailedAttempts(
+        MAX_FAILURES, FAILURE_WINDOW.toNanos(), MAX_TRACKED, System::nanoTime);
   }
 
   /** Adds a handler next to the verification endpoints. */
