@@ -17,9 +17,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code GET /activate?token=} and {@code POST /recover} (token and code; {@code GET /recover}
- * shows the form for the code). Answers with a small HTML page, or JSON when the client accepts
- * {@code application/json}. Failed attempts are limited per client and per token ({@link
+ * {@code POST /activate} (token) and {@code POST /recover} (token and code) consume tokens; {@code
+ * GET} of either link only shows the form that posts them, because mail scanners and link previews
+ * follow links before the reader does. Answers with a small HTML page, or JSON when the client
+ * accepts {@code application/json}. Failed attempts are limited per client and per token ({@link
  * AttemptLimits}); the client is the peer, or the one a trusted proxy names ({@link
  * TrustedProxies}).
  */
@@ -57,8 +58,8 @@ final class VerificationHandler implements HttpHandler {
         answer(exchange, 404, "not_found", "Not found", null);
         return;
       }
-      if (!(method.equals("GET") || (method.equals("POST") && !activate))) {
-        exchange.getResponseHeaders().set("Allow", activate ? "GET" : "GET, POST");
+      if (!method.equals("GET") && !method.equals("POST")) {
+        exchange.getResponseHeaders().set("Allow", "GET, POST");
         answer(exchange, 405, "method_not_allowed", "Method not allowed", null);
         return;
       }
@@ -74,8 +75,9 @@ final class VerificationHandler implements HttpHandler {
         answer(exchange, 429, "too_many_attempts", "Too many failed attempts; try later", null);
         return;
       }
-      if (!activate && method.equals("GET")) {
-        recoveryForm(exchange, token);
+      if (method.equals("GET")) {
+        // A link is followed by mail scanners and previews too: it only shows the button.
+        confirmationForm(exchange, activate, token);
         return;
       }
       String code = params.get("code");
@@ -123,14 +125,28 @@ final class VerificationHandler implements HttpHandler {
     };
   }
 
-  private void recoveryForm(HttpExchange exchange, String token) throws IOException {
+  /** The page of a link: a form that POSTs the token (with the code, for a recovery). */
+  private void confirmationForm(HttpExchange exchange, boolean activate, String token)
+      throws IOException {
     if (HttpExchanges.wantsJson(exchange)) {
-      answer(exchange, 405, "method_not_allowed", "POST token and code", null);
+      exchange.getResponseHeaders().set("Allow", "POST");
+      answer(
+          exchange,
+          405,
+          "method_not_allowed",
+          activate ? "POST token" : "POST token and code",
+          null);
       return;
     }
-    String body = token == null ? "<p>The link is incomplete.</p>" : Pages.recoveryForm(token);
+    String body =
+        token == null
+            ? "<p>The link is incomplete.</p>"
+            : activate ? Pages.activationForm(token) : Pages.recoveryForm(token);
     HttpExchanges.send(
-        exchange, 200, "text/html", Pages.page("Password recovery", body + backLink));
+        exchange,
+        200,
+        "text/html",
+        Pages.page(activate ? "Account activation" : "Password recovery", body + backLink));
   }
 
   private void answer(HttpExchange exchange, int status, String result, String text, Verification v)
