@@ -107,35 +107,15 @@ public final class TokenCollector implements BatchHandler {
 
     List<OutputRecord> records = new ArrayList<>();
     List<String> recordEvents = new ArrayList<>();
-    int unsentMessages = 0;
     for (Map.Entry<String, Long> entry : tokenIds.entrySet()) {
-      String eventId = entry.getKey();
-      TokenRow row = rows.get(entry.getValue());
-      Optional<String> problem =
-          row == null ? Optional.of("token deleted") : Optional.ofNullable(row.ineligible());
-      Optional<String> notOneAddress =
-          problem.isPresent() ? Optional.empty() : RecipientAddress.problem(row.email());
-      if (notOneAddress.isPresent()) {
-        outcomes.put(eventId, refuse(eventId, notOneAddress.get()));
-        unsentMessages++;
-        continue;
-      }
-      OutputRecord record = null;
-      if (problem.isEmpty()) {
-        try {
-          record = toRecord(row);
-        } catch (IllegalArgumentException e) {
-          problem = Optional.of(e.getMessage());
-        }
-      }
-      if (record == null) {
-        outcomes.put(eventId, skip(eventId, problem.orElse("unprintable")));
-      } else {
+      OutputRecord record = sendable(entry.getKey(), rows.get(entry.getValue()), outcomes);
+      if (record != null) {
         records.add(record);
-        recordEvents.add(eventId);
+        recordEvents.add(entry.getKey());
       }
     }
-
+    // So far only the messages nothing is sent for (skipped, refused) have an outcome.
+    int unsentMessages = outcomes.size();
     if (!records.isEmpty()) {
       List<DeliveryOutcome> delivered = delivery.deliver(records);
       for (int i = 0; i < records.size(); i++) {
@@ -146,12 +126,34 @@ public final class TokenCollector implements BatchHandler {
         }
       }
     }
-    unsentMessages +=
-        (int) outcomes.values().stream().filter(o -> o.kind() == Outcome.Kind.SKIPPED).count();
     if (unsentMessages > 0) {
       unsent.accept(unsentMessages);
     }
     return BatchResult.of(outcomes);
+  }
+
+  /**
+   * The signed record of a token to deliver, or null when nothing is sent for it: then its outcome
+   * (skipped when the original rules or the channel exclude it, dead when its address is not one
+   * bare address) is put in {@code outcomes}.
+   */
+  private OutputRecord sendable(String eventId, TokenRow row, Map<String, Outcome> outcomes) {
+    Optional<String> problem =
+        row == null ? Optional.of("token deleted") : Optional.ofNullable(row.ineligible());
+    if (problem.isEmpty()) {
+      Optional<String> notOneAddress = RecipientAddress.problem(row.email());
+      if (notOneAddress.isPresent()) {
+        outcomes.put(eventId, refuse(eventId, notOneAddress.get()));
+        return null;
+      }
+      try {
+        return toRecord(row);
+      } catch (IllegalArgumentException e) {
+        problem = Optional.of(e.getMessage());
+      }
+    }
+    outcomes.put(eventId, skip(eventId, problem.orElse("unprintable")));
+    return null;
   }
 
   private OutputRecord toRecord(TokenRow row) {
