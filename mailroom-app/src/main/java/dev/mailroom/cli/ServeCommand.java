@@ -18,7 +18,8 @@ import picocli.CommandLine.Command;
     name = "serve",
     mixinStandardHelpOptions = true,
     description =
-        "Serves GET /activate?token= and POST /recover (token, code) on MAILROOM_HTTP_HOST"
+        "Serves POST /activate (token) and POST /recover (token, code), and the forms their"
+            + " links show by GET, on MAILROOM_HTTP_HOST"
             + " (127.0.0.1):MAILROOM_HTTP_PORT (8080), verifying tokens with MAILROOM_SECRET_KEY"
             + " and MAILROOM_PREVIOUS_SECRET_KEYS and consuming them in the database. Behind a"
             + " reverse proxy, MAILROOM_TRUSTED_PROXIES (addresses or CIDRs) lets its"

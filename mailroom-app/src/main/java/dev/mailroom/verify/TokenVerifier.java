@@ -42,7 +42,7 @@ public final class TokenVerifier {
     this.keys = Objects.requireNonNull(keys, "keys");
   }
 
-  /** {@code GET /activate?token=...}. */
+  /** {@code POST /activate} with the token of the link. */
   public Verification activate(String token) throws SQLException {
     return verify(TokenAction.ACTIVATION, token, null);
   }
