@@ -37,6 +37,46 @@ CREATE TABLE IF NOT EXISTS public.accounts (
     unsuspended_at      INTEGER
 );
 
+-- What an account may hold, checked at sign-up and at every later change of the row:
+--
+-- accounts_email_one_bare_address: a single bare address, local@domain, ASCII, at most 254
+--   characters, the local part a dot-atom of at most 64, the domain host-name labels. Mail
+--   libraries read an address list: '"w2@x.test" <attacker@evil.test>' is the attacker's mailbox,
+--   'grp: a@evil.test, b@evil.test;' is two. The collector's RecipientAddress applies the same
+--   rule and never sends to anything else.
+-- accounts_login_no_control_characters: the login is shown in emails; no C0/C1 control character
+--   (line breaks included), no line or paragraph separator, no bidirectional override or isolate,
+--   so it cannot add lines to a message or reorder the text around it.
+--
+-- A table that already has rows gets the checks NOT VALID: existing rows are kept as they are
+-- (the collector dead-letters the tokens of an email it would not send to), new and updated rows
+-- are checked. Once the rows are fixed, ALTER TABLE public.accounts VALIDATE CONSTRAINT ... marks
+-- a check valid without blocking sign-ups. An empty table gets them validated at once.
+DO $$
+DECLARE
+    v_check record;
+BEGIN
+    FOR v_check IN
+        SELECT * FROM (VALUES
+            ('accounts_email_one_bare_address',
+             $c$length(email) <= 254 AND strpos(email, '@') BETWEEN 2 AND 65 AND email ~ '^[A-Za-z0-9!#$%&''*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&''*+/=?^_`{|}~-]+)*@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$'$c$),
+            ('accounts_login_no_control_characters',
+             $c$login !~ '[\u0001-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]'$c$)
+        ) AS c(name, expression)
+    LOOP
+        IF NOT EXISTS (SELECT 1 FROM pg_constraint
+                       WHERE conrelid = 'public.accounts'::regclass AND conname = v_check.name) THEN
+            EXECUTE format('ALTER TABLE public.accounts ADD CONSTRAINT %I CHECK (%s) NOT VALID',
+                           v_check.name, v_check.expression);
+            -- The ALTER holds the table's lock: no row can arrive between this look and the scan.
+            IF NOT EXISTS (SELECT 1 FROM public.accounts) THEN
+                EXECUTE format('ALTER TABLE public.accounts VALIDATE CONSTRAINT %I', v_check.name);
+            END IF;
+        END IF;
+    END LOOP;
+END;
+$$;
+
 CREATE TABLE IF NOT EXISTS public.tokens (
     id          BIGSERIAL PRIMARY KEY,
     action      public.token_action NOT NULL,
@@ -50,20 +90,29 @@ CREATE TABLE IF NOT EXISTS public.tokens (
     FOREIGN KEY (account) REFERENCES public.accounts (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
 );
 
--- The original default, LPAD(TO_CHAR(RANDOM() * 100000, 'FM00000'), 5, '0'), rounds values
--- >= 99999.5 up to 100000, which does not fit 'FM00000' and prints '#####'. Truncating to an
--- integer in 0..99999 first always gives five digits. Set with ALTER so that a database created
--- by the original migration gets the fix too.
-ALTER TABLE public.tokens
-    ALTER COLUMN code SET DEFAULT lpad((floor(random() * 100000))::integer::text, 5, '0');
+-- Wrong codes given for a password recovery token; the verifier burns the token (sets
+-- consumed_at) at its limit, so a code cannot be guessed through one link.
+ALTER TABLE public.tokens ADD COLUMN IF NOT EXISTS failed_attempts integer NOT NULL DEFAULT 0;
 
--- The secret's default names gen_random_bytes by the schema pgcrypto is in, whatever the
--- search_path of the session that inserts a token.
+-- Both defaults name gen_random_bytes by the schema pgcrypto is in, whatever the search_path of
+-- the session that inserts a token. Set with ALTER so that a database created by the original
+-- migration gets them too.
+--
+-- code: the original default, LPAD(TO_CHAR(RANDOM() * 100000, 'FM00000'), 5, '0'), printed
+-- '#####' for values >= 99999.5 and came from random(), a seeded generator whose next values
+-- anyone who learns its state (or calls setseed() in the session) can tell. Now: 48 bits of
+-- pgcrypto's cryptographic generator taken modulo 100000 (a bias below 4e-10), always 5 digits.
 DO $$
+DECLARE
+    v_pgcrypto name := (SELECT n.nspname FROM pg_extension e
+                        JOIN pg_namespace n ON n.oid = e.extnamespace
+                        WHERE e.extname = 'pgcrypto');
 BEGIN
     EXECUTE format('ALTER TABLE public.tokens ALTER COLUMN secret SET DEFAULT %I.gen_random_bytes(32)',
-        (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-         WHERE e.extname = 'pgcrypto'));
+        v_pgcrypto);
+    EXECUTE format($f$ALTER TABLE public.tokens ALTER COLUMN code SET DEFAULT
+        lpad(((('x' || encode(%I.gen_random_bytes(6), 'hex'))::bit(48)::bigint %% 100000))::text, 5, '0')$f$,
+        v_pgcrypto);
 END;
 $$;
 

@@ -72,18 +72,24 @@ CREATE OR REPLACE TRIGGER before_account_status_change
     FOR EACH ROW
     EXECUTE FUNCTION public.trg_before_account_status_change();
 
--- 3. Consuming an activation token activates its provisioned account.
+-- 3. Consuming an activation token activates its provisioned account. Consuming a password
+--    recovery token (used, or burned by too many wrong codes) ends the account's other
+--    outstanding recovery tokens: once a password was reset, an older email must not reset it
+--    again. (The original left recovery tokens alone.)
 CREATE OR REPLACE FUNCTION public.trg_after_token_consumed()
 RETURNS trigger
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF (NEW.action != 'activation') THEN
-        RETURN NULL;
+    IF (NEW.action = 'activation') THEN
+        UPDATE public.accounts SET status = 'active'
+        WHERE id = NEW.account AND status = 'provisioned';
+    ELSIF (NEW.action = 'password_recovery') THEN
+        UPDATE public.tokens SET consumed_at = NEW.consumed_at
+        WHERE account = NEW.account AND action = 'password_recovery'
+          AND consumed_at IS NULL AND id <> NEW.id;
     END IF;
-    UPDATE public.accounts SET status = 'active'
-    WHERE id = NEW.account AND status = 'provisioned';
     RETURN NULL;
 END;
 $$;

@@ -38,6 +38,9 @@ abstract class OperatorCommand implements Callable<Integer> {
     }
     try {
       return run(DataSources.of(database()), out());
+    } catch (ConfigException e) {
+      parent.io.stderr().println("error: " + e.getMessage());
+      return ConfigException.EXIT_CODE;
     } catch (SQLException | IOException | RuntimeException e) {
       parent.io.stderr().println("error: " + e.getMessage());
       return 1;

@@ -6,6 +6,7 @@ import dev.mailroom.embedded.SecretKeyStore;
 import dev.mailroom.verify.SigningKeys;
 import dev.mailroom.verify.TokenVerifier;
 import dev.mailroom.web.HttpSettings;
+import dev.mailroom.web.TrustedProxies;
 import dev.mailroom.web.VerificationServer;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,14 +18,18 @@ import picocli.CommandLine.Command;
     name = "serve",
     mixinStandardHelpOptions = true,
     description =
-        "Serves GET /activate?token= and POST /recover (token, code) on MAILROOM_HTTP_HOST"
+        "Serves POST /activate (token) and POST /recover (token, code), and the forms their"
+            + " links show by GET, on MAILROOM_HTTP_HOST"
             + " (127.0.0.1):MAILROOM_HTTP_PORT (8080), verifying tokens with MAILROOM_SECRET_KEY"
-            + " and MAILROOM_PREVIOUS_SECRET_KEYS and consuming them in the database.")
+            + " and MAILROOM_PREVIOUS_SECRET_KEYS and consuming them in the database. Behind a"
+            + " reverse proxy, MAILROOM_TRUSTED_PROXIES (addresses or CIDRs) lets its"
+            + " X-Forwarded-For name the client.")
 final class ServeCommand extends OperatorCommand {
 
   @Override
   int run(DataSource dataSource, PrintStream out) {
     HttpSettings http = HttpSettings.read(parent.io.env());
+    TrustedProxies proxies = TrustedProxies.read(parent.io.env());
     SigningKeys keys =
         new SigningKeys(
             currentKey(),
@@ -32,7 +37,8 @@ final class ServeCommand extends OperatorCommand {
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch finished = new CountDownLatch(1);
     try (VerificationServer server =
-        VerificationServer.start(http.address(), new TokenVerifier(dataSource, keys), "")) {
+        VerificationServer.start(
+            http.address(), new TokenVerifier(dataSource, keys), "", proxies)) {
       Signals.onTermination(n -> stop.countDown(), finished);
       err().println("serving on http://" + http.host() + ":" + server.port() + "/");
       stop.await();

@@ -2,6 +2,7 @@ package dev.mailroom.collector;
 
 import dev.mailroom.output.DeliveryOutcome;
 import dev.mailroom.output.OutputRecord;
+import dev.mailroom.output.RecipientAddress;
 import dev.mailroom.output.TokenAction;
 import dev.mailroom.output.TokenDelivery;
 import dev.mailroom.output.TokenSigner;
@@ -28,9 +29,11 @@ import java.util.function.IntConsumer;
  * or accepted. Each token's delivery outcome becomes its message's outcome: delivered -> processed,
  * temporary failure -> retried with the inbox's backoff, permanent -> dead-lettered. Ineligible
  * tokens (expired, consumed, account in the wrong state) are skipped, not dead-lettered: the
- * original rules say they must not be sent. The send-rate budget counts emails: the permits of
- * skipped messages go back to it once their batch is handled (a provider's temporary or permanent
- * refusal was a request to it, and keeps its permit).
+ * original rules say they must not be sent. A token whose account's email is not one bare address
+ * ({@link RecipientAddress}) is dead-lettered with the reason, in every delivery mode, and never
+ * sent. The send-rate budget counts emails: the permits of skipped and refused messages go back to
+ * it once their batch is handled (a provider's temporary or permanent refusal was a request to it,
+ * and keeps its permit).
  *
  * <p>A failing stdout throws {@link dev.pginbox.inbox.HandlerAbortException}: the worker rolls the
  * batch back and stops. The one window left is a commit that fails after the flush; those messages
@@ -105,26 +108,14 @@ public final class TokenCollector implements BatchHandler {
     List<OutputRecord> records = new ArrayList<>();
     List<String> recordEvents = new ArrayList<>();
     for (Map.Entry<String, Long> entry : tokenIds.entrySet()) {
-      String eventId = entry.getKey();
-      TokenRow row = rows.get(entry.getValue());
-      Optional<String> problem =
-          row == null ? Optional.of("token deleted") : Optional.ofNullable(row.ineligible());
-      OutputRecord record = null;
-      if (problem.isEmpty()) {
-        try {
-          record = toRecord(row);
-        } catch (IllegalArgumentException e) {
-          problem = Optional.of(e.getMessage());
-        }
-      }
-      if (record == null) {
-        outcomes.put(eventId, skip(eventId, problem.orElse("unprintable")));
-      } else {
+      OutputRecord record = sendable(entry.getKey(), rows.get(entry.getValue()), outcomes);
+      if (record != null) {
         records.add(record);
-        recordEvents.add(eventId);
+        recordEvents.add(entry.getKey());
       }
     }
-
+    // So far only the messages nothing is sent for (skipped, refused) have an outcome.
+    int unsentMessages = outcomes.size();
     if (!records.isEmpty()) {
       List<DeliveryOutcome> delivered = delivery.deliver(records);
       for (int i = 0; i < records.size(); i++) {
@@ -135,12 +126,34 @@ public final class TokenCollector implements BatchHandler {
         }
       }
     }
-    int skippedMessages =
-        (int) outcomes.values().stream().filter(o -> o.kind() == Outcome.Kind.SKIPPED).count();
-    if (skippedMessages > 0) {
-      unsent.accept(skippedMessages);
+    if (unsentMessages > 0) {
+      unsent.accept(unsentMessages);
     }
     return BatchResult.of(outcomes);
+  }
+
+  /**
+   * The signed record of a token to deliver, or null when nothing is sent for it: then its outcome
+   * (skipped when the original rules or the channel exclude it, dead when its address is not one
+   * bare address) is put in {@code outcomes}.
+   */
+  private OutputRecord sendable(String eventId, TokenRow row, Map<String, Outcome> outcomes) {
+    Optional<String> problem =
+        row == null ? Optional.of("token deleted") : Optional.ofNullable(row.ineligible());
+    if (problem.isEmpty()) {
+      Optional<String> notOneAddress = RecipientAddress.problem(row.email());
+      if (notOneAddress.isPresent()) {
+        outcomes.put(eventId, refuse(eventId, notOneAddress.get()));
+        return null;
+      }
+      try {
+        return toRecord(row);
+      } catch (IllegalArgumentException e) {
+        problem = Optional.of(e.getMessage());
+      }
+    }
+    outcomes.put(eventId, skip(eventId, problem.orElse("unprintable")));
+    return null;
   }
 
   private OutputRecord toRecord(TokenRow row) {
@@ -190,6 +203,17 @@ public final class TokenCollector implements BatchHandler {
         return Outcome.processed();
       }
     }
+  }
+
+  /**
+   * A token whose account's email is not one bare address: whoever a mail library would read into
+   * it (a display name's mailbox, a group's members) is not the account's owner, so nothing is sent
+   * in any mode, and the message is a dead letter that says why.
+   */
+  private Outcome refuse(String eventId, String reason) {
+    deadLettered.increment();
+    log.warn("not sending " + eventId + ": " + reason);
+    return Outcome.dead(reason);
   }
 
   private Outcome skip(String eventId, String reason) {

@@ -3,13 +3,10 @@ package dev.mailroom.config;
 import dev.pginbox.inbox.InboxNames;
 import dev.pginbox.inbox.PartitionAssignment;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
-import java.math.BigInteger;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -18,8 +15,9 @@ import java.util.regex.Pattern;
  * Reads the collector's configuration from the environment, as the original did: the same variables
  * and defaults, {@code WARN: invalid value for X: V, using default: D} (and the out-of-range
  * variant) for unparsable numbers, and a {@link ConfigException} (exit code 2) for what must not be
- * guessed: a bad secret key, a non-positive batch limit, a health-check interval shorter than the
- * batch timeout, a malformed database URL, bad partition settings.
+ * guessed: a bad secret key, a batch limit outside 1..{@value MailroomConfig#MAX_BATCH_LIMIT}, a
+ * health-check interval shorter than the batch timeout, a malformed database URL, bad partition
+ * settings.
  */
 public final class EnvironmentConfig {
 
@@ -45,13 +43,13 @@ public final class EnvironmentConfig {
 
   private static final Pattern HEX_KEY = Pattern.compile("[0-9a-fA-F]{64}");
   private static final Pattern CHANNEL = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
-  private static final Pattern INTEGER = Pattern.compile("[+-]?[0-9]+");
 
   private final Map<String, String> env;
-  private final List<String> warnings = new ArrayList<>();
+  private final EnvironmentValues values;
 
   private EnvironmentConfig(Map<String, String> env) {
     this.env = env;
+    this.values = new EnvironmentValues(env);
   }
 
   public static MailroomConfig read(Map<String, String> env) {
@@ -59,7 +57,7 @@ public final class EnvironmentConfig {
   }
 
   private MailroomConfig read() {
-    String url = value(DATABASE_URL);
+    String url = values.value(DATABASE_URL);
     ConnectionSettings database = null;
     if (url != null) {
       try {
@@ -69,7 +67,7 @@ public final class EnvironmentConfig {
       }
     }
     byte[] key = secretKey();
-    String channel = orDefault(CHANNEL_NAME, MailroomConfig.DEFAULT_CHANNEL);
+    String channel = values.orDefault(CHANNEL_NAME, MailroomConfig.DEFAULT_CHANNEL);
     if (!CHANNEL.matcher(channel).matches()) {
       throw new ConfigException(
           CHANNEL_NAME
@@ -77,7 +75,7 @@ public final class EnvironmentConfig {
               + " with a digit, got: "
               + channel);
     }
-    String queue = orDefault(QUEUE_NAME, MailroomConfig.DEFAULT_QUEUE);
+    String queue = values.orDefault(QUEUE_NAME, MailroomConfig.DEFAULT_QUEUE);
     if (!InboxNames.isValid(queue)) {
       throw new ConfigException(
           QUEUE_NAME
@@ -86,16 +84,15 @@ public final class EnvironmentConfig {
               + " characters a-z, 0-9 and _, starting with a letter, got: "
               + queue);
     }
-    long limit = integer(BATCH_LIMIT, MailroomConfig.DEFAULT_BATCH_LIMIT);
-    if (limit <= 0) {
-      throw new ConfigException(BATCH_LIMIT + " must be a positive number, got: " + limit);
-    }
-    long timeout = integer(BATCH_TIMEOUT, MailroomConfig.DEFAULT_BATCH_TIMEOUT_MS);
+    int limit =
+        values.integer(
+            BATCH_LIMIT, MailroomConfig.DEFAULT_BATCH_LIMIT, 1, MailroomConfig.MAX_BATCH_LIMIT);
+    long timeout = values.integer(BATCH_TIMEOUT, MailroomConfig.DEFAULT_BATCH_TIMEOUT_MS);
     if (timeout < 0) {
       throw new ConfigException(BATCH_TIMEOUT + " must not be negative, got: " + timeout);
     }
     long healthcheck =
-        integer(HEALTHCHECK_INTERVAL, MailroomConfig.DEFAULT_HEALTHCHECK_INTERVAL_MS);
+        values.integer(HEALTHCHECK_INTERVAL, MailroomConfig.DEFAULT_HEALTHCHECK_INTERVAL_MS);
     if (healthcheck < timeout || healthcheck <= 0) {
       throw new ConfigException(
           HEALTHCHECK_INTERVAL
@@ -107,12 +104,12 @@ public final class EnvironmentConfig {
               + timeout
               + "ms)");
     }
-    long poll = integer(POLL_INTERVAL, MailroomConfig.DEFAULT_POLL_INTERVAL_MS);
+    long poll = values.integer(POLL_INTERVAL, MailroomConfig.DEFAULT_POLL_INTERVAL_MS);
     if (poll <= 0) {
       throw new ConfigException(
           POLL_INTERVAL + " must be a positive number of milliseconds, got: " + poll);
     }
-    long concurrency = integer(CONCURRENCY, MailroomConfig.DEFAULT_CONCURRENCY);
+    long concurrency = values.integer(CONCURRENCY, MailroomConfig.DEFAULT_CONCURRENCY);
     if (concurrency < 1 || concurrency > MailroomConfig.MAX_CONCURRENCY) {
       throw new ConfigException(
           CONCURRENCY
@@ -121,7 +118,7 @@ public final class EnvironmentConfig {
               + ", got: "
               + concurrency);
     }
-    long port = integer(EMBEDDED_PORT, MailroomConfig.DEFAULT_EMBEDDED_PORT);
+    long port = values.integer(EMBEDDED_PORT, MailroomConfig.DEFAULT_EMBEDDED_PORT);
     if (port < 1 || port > 65535) {
       throw new ConfigException(EMBEDDED_PORT + " must be a TCP port (1-65535), got: " + port);
     }
@@ -131,16 +128,16 @@ public final class EnvironmentConfig {
         key,
         channel,
         queue,
-        (int) limit,
+        limit,
         Duration.ofMillis(timeout),
         Duration.ofMillis(healthcheck),
         Duration.ofMillis(poll),
         partitions,
         sendRate(),
-        Path.of(orDefault(DATA_DIR, MailroomConfig.DEFAULT_DATA_DIR)),
+        Path.of(values.orDefault(DATA_DIR, MailroomConfig.DEFAULT_DATA_DIR)),
         (int) port,
         debug(),
-        warnings,
+        values.warnings(),
         (int) concurrency,
         workerId(partitions),
         claimAhead());
@@ -148,7 +145,7 @@ public final class EnvironmentConfig {
 
   /** A new variable, so a value it does not know is an error, not a fallback. */
   private boolean claimAhead() {
-    String raw = value(CLAIM_AHEAD);
+    String raw = values.value(CLAIM_AHEAD);
     if (raw == null) {
       return false;
     }
@@ -162,7 +159,7 @@ public final class EnvironmentConfig {
 
   /** The collector's id for automatic partitions: a stable one takes its leases back at restart. */
   private String workerId(PartitionAssignment partitions) {
-    String id = value(WORKER_ID);
+    String id = values.value(WORKER_ID);
     if (id == null) {
       return null;
     }
@@ -174,15 +171,15 @@ public final class EnvironmentConfig {
               + " characters, not blank");
     }
     if (!(partitions instanceof PartitionAssignment.Automatic)) {
-      warnings.add(WORKER_ID + " is ignored without " + PARTITION_MODE + "=auto");
+      values.warn(WORKER_ID + " is ignored without " + PARTITION_MODE + "=auto");
       return null;
     }
     return id;
   }
 
   private byte[] secretKey() {
-    String inline = value(SECRET_KEY);
-    String file = value(SECRET_KEY_FILE);
+    String inline = values.value(SECRET_KEY);
+    String file = values.value(SECRET_KEY_FILE);
     if (inline != null && file != null) {
       throw new ConfigException("set only one of " + SECRET_KEY + " and " + SECRET_KEY_FILE);
     }
@@ -210,17 +207,17 @@ public final class EnvironmentConfig {
   }
 
   private PartitionAssignment partitions() {
-    String mode = orDefault(PARTITION_MODE, "").toLowerCase(Locale.ROOT);
-    String id = value(PARTITION_ID);
-    String count = value(PARTITION_COUNT);
+    String mode = values.orDefault(PARTITION_MODE, "").toLowerCase(Locale.ROOT);
+    String id = values.value(PARTITION_ID);
+    String count = values.value(PARTITION_COUNT);
     switch (mode) {
       case "auto" -> {
         int partitions =
             count == null
                 ? PartitionAssignment.Automatic.DEFAULT_PARTITIONS
-                : strictInt(PARTITION_COUNT, count, 1, 1024);
+                : EnvironmentValues.strictInt(PARTITION_COUNT, count, 1, 1024);
         if (id != null) {
-          warnings.add(PARTITION_ID + " is ignored with " + PARTITION_MODE + "=auto");
+          values.warn(PARTITION_ID + " is ignored with " + PARTITION_MODE + "=auto");
         }
         return PartitionAssignment.automatic(partitions);
       }
@@ -242,8 +239,8 @@ public final class EnvironmentConfig {
                   + PARTITION_MODE
                   + "=auto)");
         }
-        int total = strictInt(PARTITION_COUNT, count, 1, 1024);
-        int own = strictInt(PARTITION_ID, id, 0, total - 1);
+        int total = EnvironmentValues.strictInt(PARTITION_COUNT, count, 1, 1024);
+        int own = EnvironmentValues.strictInt(PARTITION_ID, id, 0, total - 1);
         return PartitionAssignment.of(own, total);
       }
       case "none", "all" -> {
@@ -255,7 +252,7 @@ public final class EnvironmentConfig {
   }
 
   private Double sendRate() {
-    String raw = value(SEND_RATE);
+    String raw = values.value(SEND_RATE);
     if (raw == null) {
       return null;
     }
@@ -273,55 +270,11 @@ public final class EnvironmentConfig {
   }
 
   private boolean debug() {
-    String level = orDefault(LOG_LEVEL, "info").toLowerCase(Locale.ROOT);
+    String level = values.orDefault(LOG_LEVEL, "info").toLowerCase(Locale.ROOT);
     if (!level.equals("info") && !level.equals("debug")) {
-      warnings.add("invalid value for " + LOG_LEVEL + ": " + level + ", using default: info");
+      values.warn("invalid value for " + LOG_LEVEL + ": " + level + ", using default: info");
       return false;
     }
     return level.equals("debug");
-  }
-
-  /** strtol-like: invalid text and out-of-int-range values warn and fall back to the default. */
-  private long integer(String name, long defaultValue) {
-    String raw = value(name);
-    if (raw == null) {
-      return defaultValue;
-    }
-    String s = raw.stripLeading();
-    if (!INTEGER.matcher(s).matches()) {
-      warnings.add("invalid value for " + name + ": " + raw + ", using default: " + defaultValue);
-      return defaultValue;
-    }
-    BigInteger v = new BigInteger(s.startsWith("+") ? s.substring(1) : s);
-    if (v.bitLength() > 31) {
-      warnings.add(
-          "value for " + name + " is out of range: " + raw + ", using default: " + defaultValue);
-      return defaultValue;
-    }
-    return v.longValue();
-  }
-
-  private static int strictInt(String name, String raw, int min, int max) {
-    try {
-      int v = Integer.parseInt(raw.strip());
-      if (v >= min && v <= max) {
-        return v;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new ConfigException(
-        name + " must be an integer in " + min + ".." + max + ", got: " + raw);
-  }
-
-  private String orDefault(String name, String defaultValue) {
-    String v = value(name);
-    return v == null ? defaultValue : v;
-  }
-
-  /** An unset or empty variable counts as unset. */
-  private String value(String name) {
-    String v = env.get(name);
-    return v == null || v.isEmpty() ? null : v;
   }
 }

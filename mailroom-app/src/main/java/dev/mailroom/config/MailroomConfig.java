@@ -40,6 +40,13 @@ public record MailroomConfig(
   public static final String DEFAULT_CHANNEL = "token_insert";
   public static final String DEFAULT_QUEUE = "mailroom";
   public static final int DEFAULT_BATCH_LIMIT = 10;
+
+  /**
+   * A batch is one claim, one transaction and, when delivering by email, the at-least-once window:
+   * beyond this, a typo (1100000000) would ask the database for the whole inbox at once.
+   */
+  public static final int MAX_BATCH_LIMIT = 10_000;
+
   public static final long DEFAULT_BATCH_TIMEOUT_MS = 5000;
   public static final long DEFAULT_HEALTHCHECK_INTERVAL_MS = 270000;
   public static final long DEFAULT_POLL_INTERVAL_MS = 1000;
@@ -49,6 +56,14 @@ public record MailroomConfig(
   public static final int MAX_CONCURRENCY = 16;
 
   public MailroomConfig {
+    if (batchLimit < 1 || batchLimit > MAX_BATCH_LIMIT) {
+      throw new ConfigException(
+          EnvironmentConfig.BATCH_LIMIT
+              + " must be 1 to "
+              + MAX_BATCH_LIMIT
+              + ", got: "
+              + batchLimit);
+    }
     warnings = List.copyOf(warnings);
   }
 

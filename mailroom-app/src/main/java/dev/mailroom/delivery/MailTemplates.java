@@ -4,6 +4,7 @@ import dev.mailroom.config.ConfigException;
 import dev.mailroom.output.OutputRecord;
 import dev.mailroom.output.TokenAction;
 import dev.mailroom.text.Html;
+import dev.mailroom.text.PlainText;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -23,13 +24,14 @@ import java.util.regex.Pattern;
  * template ({@code activation.subject}, {@code activation.txt}, {@code activation.html}, and the
  * same with {@code password_recovery}), built in or replaced file by file from
  * MAILROOM_TEMPLATE_DIR. Placeholders: {@code {{login}}}, {@code {{email}}}, {@code {{link}}},
- * {@code {{code}}}. Values are HTML-escaped in HTML, and stripped of line breaks and control
- * characters in the subject, so a login like {@code <script>} or one with CRLF injects nothing.
+ * {@code {{code}}}. Every value is first made one line ({@link PlainText#oneLine}: no line break,
+ * control character, line separator or bidirectional override), in the subject, both bodies and the
+ * data handed to SES templates; then it is HTML-escaped in HTML. A login like {@code <script>} or
+ * one with CRLF therefore adds no markup, header, line or reordering to any email.
  */
 public final class MailTemplates {
 
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{\\{(login|email|link|code)}}");
-  private static final Pattern CONTROL = Pattern.compile("[\\p{Cntrl}\\u2028\\u2029]");
   private static final int MAX_TEMPLATE_BYTES = 64 * 1024;
 
   private record Parts(Template subject, Template text, Template html) {}
@@ -93,14 +95,14 @@ public final class MailTemplates {
   public Email render(OutputRecord record) {
     Map<String, String> values =
         Map.of(
-            "login", record.login(),
-            "email", record.email(),
+            "login", PlainText.oneLine(record.login()),
+            "email", PlainText.oneLine(record.email()),
             "link", link(record.action(), record.token()),
-            "code", record.code());
+            "code", PlainText.oneLine(record.code()));
     Parts p = parts.get(record.action());
     return new Email(
         record.email(),
-        p.subject().fill(values, MailTemplates::headerSafe),
+        p.subject().fill(values, v -> v),
         p.text().fill(values, v -> v),
         p.html().fill(values, Html::escape));
   }
@@ -108,15 +110,11 @@ public final class MailTemplates {
   /** The values of a record for SES templates, which fill them in themselves. */
   public Map<String, String> values(OutputRecord record) {
     return Map.of(
-        "login", record.login(),
-        "email", record.email(),
+        "login", PlainText.oneLine(record.login()),
+        "email", PlainText.oneLine(record.email()),
         "link", link(record.action(), record.token()),
-        "code", record.code(),
+        "code", PlainText.oneLine(record.code()),
         "token", record.token());
-  }
-
-  static String headerSafe(String value) {
-    return CONTROL.matcher(value).replaceAll(" ");
   }
 
   private static String load(Path dir, String name) {

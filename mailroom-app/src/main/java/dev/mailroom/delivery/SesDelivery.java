@@ -3,6 +3,7 @@ package dev.mailroom.delivery;
 import dev.mailroom.config.ConfigException;
 import dev.mailroom.output.DeliveryOutcome;
 import dev.mailroom.output.OutputRecord;
+import dev.mailroom.output.RecipientAddress;
 import dev.mailroom.output.TokenAction;
 import dev.mailroom.output.TokenDelivery;
 import dev.mailroom.text.JsonObject;
@@ -11,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -78,10 +80,17 @@ public final class SesDelivery implements TokenDelivery {
   @Override
   public List<DeliveryOutcome> deliver(List<OutputRecord> records) {
     DeliveryOutcome[] outcomes = new DeliveryOutcome[records.size()];
+    for (int i = 0; i < records.size(); i++) {
+      // SES reads "Name" <mailbox> as that mailbox: such an entry is never part of a call.
+      Optional<String> notOneAddress = RecipientAddress.problem(records.get(i).email());
+      if (notOneAddress.isPresent()) {
+        outcomes[i] = DeliveryOutcome.permanent(notOneAddress.get());
+      }
+    }
     for (TokenAction action : TokenAction.values()) {
       List<Integer> indexes = new ArrayList<>();
       for (int i = 0; i < records.size(); i++) {
-        if (records.get(i).action() == action) {
+        if (records.get(i).action() == action && outcomes[i] == null) {
           indexes.add(i);
         }
       }

@@ -2,6 +2,7 @@ package dev.mailroom.delivery;
 
 import dev.mailroom.output.DeliveryOutcome;
 import dev.mailroom.output.OutputRecord;
+import dev.mailroom.output.RecipientAddress;
 import dev.mailroom.output.TokenDelivery;
 import jakarta.mail.MessagingException;
 import jakarta.mail.SendFailedException;
@@ -12,6 +13,7 @@ import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -28,7 +30,8 @@ import org.eclipse.angus.mail.smtp.SMTPSendFailedException;
  * 5xx is permanent, a 4xx temporary; a connection that cannot be opened or breaks mid-batch makes
  * the rest of its share of the batch temporary (retried with the inbox's backoff), never lost.
  * Every share is finished before {@link #deliver} returns, so the batch's transaction commits only
- * outcomes the server gave: the at-least-once window stays one batch.
+ * outcomes the server gave: the at-least-once window stays one batch. A recipient that is not one
+ * bare address ({@link RecipientAddress}) is a permanent failure before anything is sent.
  */
 public final class SmtpDelivery implements TokenDelivery {
 
@@ -138,6 +141,11 @@ public final class SmtpDelivery implements TokenDelivery {
     boolean reusable = false;
     try {
       for (OutputRecord record : records) {
+        Optional<String> notOneAddress = RecipientAddress.problem(record.email());
+        if (notOneAddress.isPresent()) {
+          outcomes.add(DeliveryOutcome.permanent(notOneAddress.get()));
+          continue;
+        }
         MimeMessage message;
         try {
           message = messages.build(templates.render(record));

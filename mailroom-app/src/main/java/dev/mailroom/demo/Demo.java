@@ -22,7 +22,7 @@ import javax.sql.DataSource;
  * {@code --demo}: the whole loop on one machine with no configuration. The collector (embedded
  * PostgreSQL unless MAILROOM_DATABASE_URL is set) signs up sample accounts and delivers their
  * emails by SMTP to a GreenMail server on 127.0.0.1; the verification server shows the caught
- * emails at {@code /}, and a click on an activation link activates the account.
+ * emails at {@code /}, and an activation link and the button on its page activate the account.
  */
 public final class Demo {
 
@@ -58,7 +58,8 @@ public final class Demo {
         log.info(
             "demo: open http://localhost:"
                 + server.port()
-                + "/ to see the emails; click an activation link to activate its account");
+                + "/ to see the emails; open an activation link and press its button to activate"
+                + " the account");
         return exit.get();
       } catch (IOException | ConfigException e) {
         log.error("demo: cannot serve on " + http.address() + ": " + e.getMessage());

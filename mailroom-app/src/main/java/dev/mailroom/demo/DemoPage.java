@@ -21,7 +21,7 @@ import javax.sql.DataSource;
 
 /**
  * {@code GET /}: the emails the demo's SMTP server caught, newest first, with their links and the
- * status of each recipient's account, so a click on an activation link shows up as "active".
+ * status of each recipient's account, so an activation (link, then button) shows up as "active".
  */
 final class DemoPage implements HttpHandler {
 

@@ -25,7 +25,11 @@ import javax.sql.DataSource;
  */
 public final class TokenVerifier {
 
+  /** Wrong codes a recovery token takes; the last one burns it (consumed, never valid again). */
+  public static final int MAX_CODE_ATTEMPTS = 5;
+
   private static final String LOOKUP = resource("token_for_update.sql");
+  private static final String WRONG_CODE = resource("wrong_code.sql");
   private static final String CONSUME =
       "UPDATE public.tokens SET consumed_at = extract(epoch FROM now()) "
           + "WHERE id = ? AND consumed_at IS NULL";
@@ -38,7 +42,7 @@ public final class TokenVerifier {
     this.keys = Objects.requireNonNull(keys, "keys");
   }
 
-  /** {@code GET /activate?token=...}. */
+  /** {@code POST /activate} with the token of the link. */
   public Verification activate(String token) throws SQLException {
     return verify(TokenAction.ACTIVATION, token, null);
   }
@@ -49,12 +53,22 @@ public final class TokenVerifier {
   }
 
   private Verification verify(TokenAction action, String token, String code) throws SQLException {
-    if (token == null
-        || token.length() != TokenSigner.TOKEN_LENGTH
-        || !keys.verify(action, token, code)) {
+    if (token == null || token.length() != TokenSigner.TOKEN_LENGTH) {
       return Verification.of(Result.BAD_SIGNATURE);
     }
-    byte[] secret = Arrays.copyOf(Base64.getUrlDecoder().decode(token), TokenSigner.SECRET_LENGTH);
+    byte[] secret;
+    try {
+      secret = Arrays.copyOf(Base64.getUrlDecoder().decode(token), TokenSigner.SECRET_LENGTH);
+    } catch (IllegalArgumentException e) {
+      return Verification.of(Result.BAD_SIGNATURE);
+    }
+    if (!keys.verify(action, token, code)) {
+      // The MAC covers the code, so a wrong code looks like a forged token. If the secret is a
+      // recovery token's, the code was wrong: it counts against that token.
+      return action == TokenAction.PASSWORD_RECOVERY
+          ? wrongCode(secret)
+          : Verification.of(Result.BAD_SIGNATURE);
+    }
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
@@ -64,6 +78,24 @@ public final class TokenVerifier {
       } catch (SQLException | RuntimeException e) {
         c.rollback();
         throw e;
+      }
+    }
+  }
+
+  /**
+   * Counts a wrong code against the recovery token with this secret, if there is one that could
+   * still be used; the {@value #MAX_CODE_ATTEMPTS}th burns it. Autocommit: the count must stay
+   * whatever happens next.
+   */
+  private Verification wrongCode(byte[] secret) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement s = c.prepareStatement(WRONG_CODE)) {
+      c.setAutoCommit(true);
+      s.setInt(1, MAX_CODE_ATTEMPTS);
+      s.setBytes(2, secret);
+      try (ResultSet rs = s.executeQuery()) {
+        boolean burned = rs.next() && rs.getInt(1) >= MAX_CODE_ATTEMPTS;
+        return Verification.of(burned ? Result.TOO_MANY_WRONG_CODES : Result.BAD_SIGNATURE);
       }
     }
   }
@@ -98,6 +130,9 @@ public final class TokenVerifier {
 
   /** Why a locked, authentic token cannot be consumed, or null when it can. */
   private static Result refusal(TokenAction action, ResultSet rs, String code) throws SQLException {
+    if (rs.getInt("failed_attempts") >= MAX_CODE_ATTEMPTS) {
+      return Result.TOO_MANY_WRONG_CODES;
+    }
     if (rs.getBoolean("consumed")) {
       return Result.ALREADY_CONSUMED;
     }

@@ -24,7 +24,9 @@ public record Verification(Result result, Long account) {
     /** Used before. */
     ALREADY_CONSUMED,
     /** The account is suspended (or, for a recovery, not active). */
-    ACCOUNT_SUSPENDED;
+    ACCOUNT_SUSPENDED,
+    /** A recovery token burned by too many wrong codes: the user must ask for a new one. */
+    TOO_MANY_WRONG_CODES;
 
     public boolean succeeded() {
       return this == ACTIVATED || this == RECOVERED;

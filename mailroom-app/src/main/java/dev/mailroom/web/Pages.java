@@ -21,6 +21,14 @@ final class Pages {
         + "\n</body></html>\n";
   }
 
+  static String activationForm(String token) {
+    return "<p>Press the button to activate your account.</p>"
+        + "<form method=\"post\" action=\"/activate\">"
+        + "<input type=\"hidden\" name=\"token\" value=\""
+        + Html.escape(token)
+        + "\"><button type=\"submit\">Activate my account</button></form>";
+  }
+
   static String recoveryForm(String token) {
     return "<form method=\"post\" action=\"/recover\">"
         + "<input type=\"hidden\" name=\"token\" value=\""

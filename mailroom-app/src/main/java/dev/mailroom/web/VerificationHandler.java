@@ -7,33 +7,40 @@ import dev.mailroom.text.JsonObject;
 import dev.mailroom.verify.TokenVerifier;
 import dev.mailroom.verify.Verification;
 import dev.mailroom.verify.Verification.Result;
-import dev.pginbox.inbox.http.server.FailedAttempts;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code GET /activate?token=} and {@code POST /recover} (token and code; {@code GET /recover}
- * shows the form for the code). Answers with a small HTML page, or JSON when the client accepts
- * {@code application/json}. Failed attempts are limited per client address.
+ * {@code POST /activate} (token) and {@code POST /recover} (token and code) consume tokens; {@code
+ * GET} of either link only shows the form that posts them, because mail scanners and link previews
+ * follow links before the reader does. Answers with a small HTML page, or JSON when the client
+ * accepts {@code application/json}. Failed attempts are limited per client and per token ({@link
+ * AttemptLimits}); the client is the peer, or the one a trusted proxy names ({@link
+ * TrustedProxies}).
  */
 final class VerificationHandler implements HttpHandler {
 
   private static final Logger LOG = LoggerFactory.getLogger(VerificationHandler.class);
 
   private final TokenVerifier verifier;
-  private final FailedAttempts failures;
+  private final AttemptLimits limits;
+  private final TrustedProxies proxies;
   private final String backLink;
 
   /**
    * @param backLink HTML to put under every answer (the demo links back to its mailbox), or ""
    */
-  VerificationHandler(TokenVerifier verifier, FailedAttempts failures, String backLink) {
+  VerificationHandler(
+      TokenVerifier verifier, AttemptLimits limits, TrustedProxies proxies, String backLink) {
     this.verifier = verifier;
-    this.failures = failures;
+    this.limits = limits;
+    this.proxies = proxies;
     this.backLink = backLink;
   }
 
@@ -42,19 +49,18 @@ final class VerificationHandler implements HttpHandler {
     try (exchange) {
       String path = exchange.getRequestURI().getPath();
       String method = exchange.getRequestMethod();
-      String client = exchange.getRemoteAddress().getAddress().getHostAddress();
+      InetAddress client =
+          proxies.client(
+              exchange.getRemoteAddress().getAddress(),
+              exchange.getRequestHeaders().getOrDefault(TrustedProxies.FORWARDED_FOR, List.of()));
       boolean activate = path.equals("/activate");
       if (!activate && !path.equals("/recover")) {
         answer(exchange, 404, "not_found", "Not found", null);
         return;
       }
-      if (!(method.equals("GET") || (method.equals("POST") && !activate))) {
-        exchange.getResponseHeaders().set("Allow", activate ? "GET" : "GET, POST");
+      if (!method.equals("GET") && !method.equals("POST")) {
+        exchange.getResponseHeaders().set("Allow", "GET, POST");
         answer(exchange, 405, "method_not_allowed", "Method not allowed", null);
-        return;
-      }
-      if (failures.blocked(client)) {
-        answer(exchange, 429, "too_many_attempts", "Too many failed attempts; try later", null);
         return;
       }
       Map<String, String> params;
@@ -65,19 +71,26 @@ final class VerificationHandler implements HttpHandler {
         return;
       }
       String token = params.get("token");
-      if (!activate && method.equals("GET")) {
-        recoveryForm(exchange, token);
+      if (limits.blocked(client, token)) {
+        answer(exchange, 429, "too_many_attempts", "Too many failed attempts; try later", null);
+        return;
+      }
+      if (method.equals("GET")) {
+        // A link is followed by mail scanners and previews too: it only shows the button.
+        confirmationForm(exchange, activate, token);
         return;
       }
       String code = params.get("code");
       if (token == null || (!activate && code == null)) {
-        failures.failed(client);
+        limits.failed(client, token);
         answer(exchange, 400, "malformed", "The link is incomplete", null);
         return;
       }
       Verification v = activate ? verifier.activate(token) : verifier.recover(token, code);
-      if (v.result() == Result.BAD_SIGNATURE || v.result() == Result.UNKNOWN) {
-        failures.failed(client);
+      if (v.result() == Result.BAD_SIGNATURE
+          || v.result() == Result.UNKNOWN
+          || v.result() == Result.TOO_MANY_WRONG_CODES) {
+        limits.failed(client, token);
       }
       answer(exchange, status(v.result()), v.result().name().toLowerCase(Locale.ROOT), text(v), v);
     } catch (SQLException e) {
@@ -94,6 +107,7 @@ final class VerificationHandler implements HttpHandler {
       case ALREADY_CONSUMED -> 409;
       case EXPIRED -> 410;
       case ACCOUNT_SUSPENDED -> 403;
+      case TOO_MANY_WRONG_CODES -> 410;
     };
   }
 
@@ -106,17 +120,33 @@ final class VerificationHandler implements HttpHandler {
       case ALREADY_CONSUMED -> "This link was used already";
       case EXPIRED -> "This link has expired";
       case ACCOUNT_SUSPENDED -> "This account is suspended";
+      case TOO_MANY_WRONG_CODES ->
+          "Too many wrong codes: this link no longer works; ask for a new one";
     };
   }
 
-  private void recoveryForm(HttpExchange exchange, String token) throws IOException {
+  /** The page of a link: a form that POSTs the token (with the code, for a recovery). */
+  private void confirmationForm(HttpExchange exchange, boolean activate, String token)
+      throws IOException {
     if (HttpExchanges.wantsJson(exchange)) {
-      answer(exchange, 405, "method_not_allowed", "POST token and code", null);
+      exchange.getResponseHeaders().set("Allow", "POST");
+      answer(
+          exchange,
+          405,
+          "method_not_allowed",
+          activate ? "POST token" : "POST token and code",
+          null);
       return;
     }
-    String body = token == null ? "<p>The link is incomplete.</p>" : Pages.recoveryForm(token);
+    String body =
+        token == null
+            ? "<p>The link is incomplete.</p>"
+            : activate ? Pages.activationForm(token) : Pages.recoveryForm(token);
     HttpExchanges.send(
-        exchange, 200, "text/html", Pages.page("Password recovery", body + backLink));
+        exchange,
+        200,
+        "text/html",
+        Pages.page(activate ? "Account activation" : "Password recovery", body + backLink));
   }
 
   private void answer(HttpExchange exchange, int status, String result, String text, Verification v)

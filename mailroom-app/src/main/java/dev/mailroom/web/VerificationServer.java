@@ -18,11 +18,16 @@ public final class VerificationServer implements AutoCloseable {
 
   public static final int DEFAULT_PORT = 8080;
 
-  /** Failed attempts an address may make per window before it gets 429 answers. */
+  /**
+   * Failed attempts a client, and a token, may see per window before requests from that client or
+   * with that token get 429 answers.
+   */
   public static final int MAX_FAILURES = 10;
 
   public static final Duration FAILURE_WINDOW = Duration.ofMinutes(1);
-  private static final int MAX_TRACKED_ADDRESSES = 10_000;
+
+  /** Clients, and tokens, remembered at most (each): a few MiB whatever the traffic. */
+  private static final int MAX_TRACKED = 10_000;
 
   /** The defaults, with bodies as small as the forms: a token and a code. */
   public static final HttpLimits LIMITS =
@@ -39,15 +44,28 @@ public final class VerificationServer implements AutoCloseable {
    */
   public static VerificationServer start(
       InetSocketAddress address, TokenVerifier verifier, String backLink) throws IOException {
+    return start(address, verifier, backLink, TrustedProxies.none());
+  }
+
+  /**
+   * @param backLink HTML under every answer page ("" for none)
+   * @param proxies the reverse proxies whose {@code X-Forwarded-For} names the client
+   */
+  public static VerificationServer start(
+      InetSocketAddress address, TokenVerifier verifier, String backLink, TrustedProxies proxies)
+      throws IOException {
     BoundedHttpServer server = BoundedHttpServer.create(address, LIMITS, "mailroom-http");
-    FailedAttempts failures =
-        new FailedAttempts(MAX_FAILURES, FAILURE_WINDOW, MAX_TRACKED_ADDRESSES, System::nanoTime);
-    VerificationHandler handler = new VerificationHandler(verifier, failures, backLink);
+    AttemptLimits limits = new AttemptLimits(failedAttempts(), failedAttempts());
+    VerificationHandler handler = new VerificationHandler(verifier, limits, proxies, backLink);
     VerificationServer verification = new VerificationServer(server);
     verification.mount("/activate", handler);
     verification.mount("/recover", handler);
     server.start();
     return verification;
+  }
+
+  private static FailedAttempts failedAttempts() {
+    return new FailedAttempts(MAX_FAILURES, FAILURE_WINDOW, MAX_TRACKED, System::nanoTime);
   }
 
   /** Adds a handler next to the verification endpoints; its answers get {@link PageSecurity}. */

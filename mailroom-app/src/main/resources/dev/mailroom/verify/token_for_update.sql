@@ -5,6 +5,7 @@ SELECT t.id,
        t.account,
        t.action::text AS action,
        t.code,
+       t.failed_attempts,
        t.consumed_at IS NOT NULL AS consumed,
        t.expires_at <= extract(epoch FROM now()) AS expired,
        a.status::text AS status

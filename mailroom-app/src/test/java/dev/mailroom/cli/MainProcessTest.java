@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -100,11 +102,18 @@ class MainProcessTest {
       await().atMost(WAIT).until(() -> err.text().contains("[PG] connected"));
       // Records of about 500 bytes (ten per line made lines of about 5 KB), far more than the
       // pipe holds (64 KB): with nobody reading, the collector blocks in a write to stdout.
-      String[] logins = new String[400];
-      for (int i = 0; i < logins.length; i++) {
-        logins[i] = String.format("%04d", i) + "k".repeat(230);
+      // (An email's local part is at most 64 characters, its domain's labels 63 each.)
+      try (Connection c = db.db.connect();
+          PreparedStatement s =
+              c.prepareStatement("INSERT INTO accounts (email, login) VALUES (?, ?)")) {
+        for (int i = 0; i < 400; i++) {
+          String n = String.format("%04d", i);
+          s.setString(
+              1, n + "k".repeat(60) + "@" + "d".repeat(63) + "." + "e".repeat(63) + ".test");
+          s.setString(2, n + "k".repeat(230));
+          s.executeUpdate();
+        }
       }
-      db.signUp(logins);
       await().atMost(WAIT).until(() -> blockedWritingToAPipe(p.pid()));
       assertThat(new ProcessBuilder("kill", "-KILL", String.valueOf(p.pid())).start().waitFor())
           .isZero();

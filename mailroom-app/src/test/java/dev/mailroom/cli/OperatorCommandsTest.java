@@ -125,4 +125,18 @@ class OperatorCommandsTest {
     assertThat(err.toString()).contains("invalid MAILROOM_DATABASE_URL");
     assertThat(run(env, "--help")).isZero();
   }
+
+  @Test
+  void serve_refuses_a_trusted_proxy_that_is_not_an_address() {
+    Map<String, String> env =
+        Map.of(
+            "MAILROOM_DATABASE_URL", "postgresql://127.0.0.1:1/none",
+            "MAILROOM_SECRET_KEY", "cafebabe".repeat(8),
+            "MAILROOM_HTTP_PORT", "0",
+            "MAILROOM_TRUSTED_PROXIES", "10.0.0.0/8, proxy.example.com");
+    assertThat(run(env, "serve")).isEqualTo(2);
+    assertThat(err.toString(StandardCharsets.UTF_8))
+        .startsWith("error: MAILROOM_TRUSTED_PROXIES must be")
+        .contains("'proxy.example.com' is not an IPv4 or IPv6 address");
+  }
 }

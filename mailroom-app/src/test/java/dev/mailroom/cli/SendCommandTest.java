@@ -133,4 +133,28 @@ class SendCommandTest {
     assertThat(send(Map.of("MAILROOM_DELIVERY", "smtp"), "")).isEqualTo(2);
     assertThat(err.toString()).contains("MAILROOM_SMTP_HOST");
   }
+
+  @Test
+  void a_record_whose_email_is_not_one_bare_address_is_reported_and_sent_to_nobody()
+      throws Exception {
+    List<String> recipients = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (TestSmtpServer server =
+        new TestSmtpServer(
+                address -> {
+                  recipients.add(address);
+                  return null;
+                })
+            .start()) {
+      String input =
+          "1,\"w2@x.test\" <attacker@evil.test>,w2,"
+              + ACTIVATION
+              + ",12345\n1,fine@x.test,fine,"
+              + ACTIVATION
+              + ",12345\n";
+      assertThat(send(smtp(server), input)).isEqualTo(1);
+      assertThat(recipients).containsExactly("fine@x.test");
+      assertThat(err.toString(StandardCharsets.UTF_8))
+          .contains("line 1: \"w2@x.test\" <attacker@evil.test>: not delivered: invalid address: ");
+    }
+  }
 }

@@ -95,10 +95,6 @@ class EnvironmentConfigTest {
 
   @Test
   void values_that_must_not_be_defaulted_are_errors() {
-    assertError(
-        env("MAILROOM_BATCH_LIMIT", "0"), "MAILROOM_BATCH_LIMIT must be a positive number, got: 0");
-    assertError(
-        env("MAILROOM_BATCH_LIMIT", "-3"), "MAILROOM_BATCH_LIMIT must be a positive number");
     assertError(env("MAILROOM_BATCH_TIMEOUT", "-1"), "MAILROOM_BATCH_TIMEOUT must not be negative");
     assertError(
         env("MAILROOM_BATCH_TIMEOUT", "6000", "MAILROOM_HEALTHCHECK_INTERVAL", "5000"),
@@ -113,6 +109,18 @@ class EnvironmentConfigTest {
     assertError(env("MAILROOM_SEND_RATE", "fast"), "MAILROOM_SEND_RATE must be a positive number");
     assertError(env("MAILROOM_SEND_RATE", "0"), "MAILROOM_SEND_RATE must be a positive number");
     assertError(env("MAILROOM_EMBEDDED_PORT", "0"), "MAILROOM_EMBEDDED_PORT must be a TCP port");
+  }
+
+  @Test
+  void an_absurd_batch_limit_is_refused_naming_the_variable_and_the_range() {
+    for (String absurd : new String[] {"1100000000", "10001", "99999999999", "0", "-3"}) {
+      assertThatThrownBy(() -> EnvironmentConfig.read(env("MAILROOM_BATCH_LIMIT", absurd)))
+          .isInstanceOf(ConfigException.class)
+          .hasMessage("MAILROOM_BATCH_LIMIT must be 1 to 10000, got: " + absurd);
+    }
+    assertThat(EnvironmentConfig.read(env("MAILROOM_BATCH_LIMIT", "10000")).batchLimit())
+        .isEqualTo(10000);
+    assertThat(EnvironmentConfig.read(env("MAILROOM_BATCH_LIMIT", "1")).batchLimit()).isEqualTo(1);
   }
 
   @Test

@@ -20,8 +20,8 @@ import org.openqa.selenium.WebElement;
 
 /**
  * The demo's loop in a real browser (headless Chromium): the page lists the emails the demo's SMTP
- * server caught, a click on an activation link shows the account active, and so do the page and the
- * database afterwards.
+ * server caught, a click on an activation link and then on its button shows the account active, and
+ * so do the page and the database afterwards.
  */
 class DemoBrowserTest {
 
@@ -51,6 +51,7 @@ class DemoBrowserTest {
       assertThat(link.getAttribute("href")).startsWith(home + "activate?token=");
 
       link.click();
+      browser.findElement(By.xpath("//button[text()='Activate my account']")).click();
       assertThat(browser.findElement(By.tagName("body")).getText())
           .contains("Your account is active");
       assertThat(

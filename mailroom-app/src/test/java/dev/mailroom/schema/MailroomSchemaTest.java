@@ -171,13 +171,15 @@ class MailroomSchemaTest {
   }
 
   @Test
-  void code_default_never_yields_hashes() throws Exception {
-    // The old default printed '#####' for random() >= 0.999995; the new one is 5 digits for any
-    // value.
+  void code_default_is_always_five_digits_from_a_cryptographic_generator() throws Exception {
+    // The original printed '#####' for random() >= 0.999995. The default maps 48 random bits to
+    // 0..99999: every extreme gives 5 digits.
     assertThat(
             db.count(
-                "SELECT count(*) FROM (SELECT lpad((floor(r * 100000))::integer::text, 5, '0') AS c"
-                    + " FROM (VALUES (0.0), (0.999995), (0.9999999999), (0.5)) v(r)) x WHERE c !~ '^[0-9]{5}$'"))
+                "SELECT count(*) FROM (SELECT lpad(((('x' || encode(b, 'hex'))::bit(48)::bigint"
+                    + " % 100000))::text, 5, '0') AS c FROM (VALUES ('\\x000000000000'::bytea),"
+                    + " ('\\xffffffffffff'), ('\\x0000000186a0'), ('\\x00000001869f')) v(b)) x"
+                    + " WHERE c !~ '^[0-9]{5}$'"))
         .isZero();
     try (Connection c = db.db.connect();
         Statement s = c.createStatement();
@@ -186,7 +188,11 @@ class MailroomSchemaTest {
                 "SELECT pg_get_expr(adbin, adrelid) FROM pg_attrdef d JOIN pg_attribute a"
                     + " ON a.attrelid = d.adrelid AND a.attnum = d.adnum WHERE d.adrelid = 'tokens'::regclass AND a.attname = 'code'")) {
       rs.next();
-      assertThat(rs.getString(1)).contains("floor").doesNotContain("FM00000");
+      assertThat(rs.getString(1))
+          .contains("gen_random_bytes(6)")
+          .contains("bit(48)")
+          .doesNotContain("random()")
+          .doesNotContain("FM00000");
     }
   }
 

@@ -69,7 +69,7 @@ class VerificationServerTest {
   @Test
   void activation_answers_with_html_or_json_and_the_right_status() throws Exception {
     db.signUp("web_a", "web_b");
-    HttpResponse<String> html = get("/activate?token=" + token("web_a"), false);
+    HttpResponse<String> html = post("/activate", "token=" + token("web_a"), false);
     assertThat(html.statusCode()).isEqualTo(200);
     assertThat(html.headers().firstValue("Content-Type"))
         .hasValueSatisfying(v -> assertThat(v).startsWith("text/html"));
@@ -78,32 +78,42 @@ class VerificationServerTest {
             db.count("SELECT count(*) FROM accounts WHERE login = 'web_a' AND status = 'active'"))
         .isEqualTo(1);
 
-    HttpResponse<String> again = get("/activate?token=" + token("web_a"), true);
+    HttpResponse<String> again = post("/activate", "token=" + token("web_a"), true);
     assertThat(again.statusCode()).isEqualTo(409);
     assertThat(again.body()).contains("\"result\": \"already_consumed\"");
 
-    HttpResponse<String> json = get("/activate?token=" + token("web_b"), true);
+    HttpResponse<String> json = post("/activate", "token=" + token("web_b"), true);
     assertThat(json.statusCode()).isEqualTo(200);
     assertThat(json.body()).contains("\"result\": \"activated\"").contains("\"account\": ");
 
     db.signUp("web_expired");
     db.execute(
         "UPDATE tokens SET expires_at = 0 WHERE account = (SELECT id FROM accounts WHERE login = 'web_expired')");
-    assertThat(get("/activate?token=" + token("web_expired"), true).statusCode()).isEqualTo(410);
+    assertThat(post("/activate", "token=" + token("web_expired"), true).statusCode())
+        .isEqualTo(410);
 
     db.signUp("web_gone");
     String gone = token("web_gone");
     db.execute("DELETE FROM accounts WHERE login = 'web_gone'");
-    assertThat(get("/activate?token=" + gone, true).statusCode()).isEqualTo(404);
-    assertThat(get("/activate", true).statusCode()).isEqualTo(400);
-    assertThat(get("/activate?token=" + "A".repeat(86), true).statusCode()).isEqualTo(400);
-    assertThat(post("/activate", "token=x", true).statusCode()).isEqualTo(405);
+    assertThat(post("/activate", "token=" + gone, true).statusCode()).isEqualTo(404);
+    assertThat(post("/activate", "", true).statusCode()).isEqualTo(400);
+    assertThat(post("/activate", "token=" + "A".repeat(86), true).statusCode()).isEqualTo(400);
+    assertThat(post("/activate", "token=x", true).statusCode()).isEqualTo(400);
+    assertThat(
+            http.send(
+                    HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + server.port() + "/activate"))
+                        .DELETE()
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .statusCode())
+        .isEqualTo(405);
   }
 
   @Test
   void recovery_takes_the_code_by_post_and_shows_a_form_by_get() throws Exception {
     long account = db.signUp("web_rec").get(0);
-    assertThat(get("/activate?token=" + token("web_rec"), true).statusCode()).isEqualTo(200);
+    assertThat(post("/activate", "token=" + token("web_rec"), true).statusCode()).isEqualTo(200);
     db.execute("SELECT mailroom.request_password_recovery('web_rec')");
     String code =
         String.format(
@@ -166,7 +176,9 @@ class VerificationServerTest {
       for (int i = 0; i <= VerificationServer.MAX_FAILURES; i++) {
         statuses.add(
             http.send(
-                    HttpRequest.newBuilder(URI.create(base + "/activate?token=" + "B".repeat(86)))
+                    HttpRequest.newBuilder(URI.create(base + "/activate"))
+                        .POST(HttpRequest.BodyPublishers.ofString("token=" + "B".repeat(86)))
+                        .header("Content-Type", "application/x-www-form-urlencoded")
                         .build(),
                     HttpResponse.BodyHandlers.ofString())
                 .statusCode());
@@ -176,7 +188,9 @@ class VerificationServerTest {
       // Even a valid token waits for the window to end: guessing gets no answer at all.
       HttpResponse<String> valid =
           http.send(
-              HttpRequest.newBuilder(URI.create(base + "/activate?token=" + token("web_limited")))
+              HttpRequest.newBuilder(URI.create(base + "/activate"))
+                  .POST(HttpRequest.BodyPublishers.ofString("token=" + token("web_limited")))
+                  .header("Content-Type", "application/x-www-form-urlencoded")
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(valid.statusCode()).isEqualTo(429);
