@@ -812,16 +812,12 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
-    v_since timestamptz;
 BEGIN
-    UPDATE inbox.inbox_config k SET paused_at = NULL
-    FROM (SELECT paused_at FROM inbox.inbox_config WHERE inbox_name = p_inbox) old
-    WHERE k.inbox_name = p_inbox AND k.paused_at IS NOT NULL
-    RETURNING old.paused_at INTO v_since;
+    UPDATE inbox.inbox_config SET paused_at = NULL WHERE inbox_name = p_inbox AND paused_at IS NOT NULL;
     IF NOT FOUND THEN
         RETURN false;
     END IF;
-    PERFORM inbox.log_operator_action('resume', p_inbox, jsonb_build_object('paused_since', v_since), NULL);
+    PERFORM inbox.log_operator_action('resume', p_inbox, jsonb_build_object('paused_since', c.paused_at), NULL);
     -- Listening workers wake up at commit instead of at their next poll.
     PERFORM pg_notify(c.notify_channel, c.inbox_name);
     RETURN true;

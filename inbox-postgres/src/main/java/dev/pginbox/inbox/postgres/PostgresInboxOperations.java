@@ -20,17 +20,16 @@ import dev.pginbox.inbox.postgres.internal.OperatorRows;
 import dev.pginbox.inbox.postgres.internal.SqlResources;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.statement.Query;
 
 /**
- * The operator views and audited actions of one inbox: each method calls one function of {@code
- * sql/inbox/011_operator_views.sql} (or replay/purge of 005) through a statement file under {@code
- * PostgresInboxOperations/}.
+ * The operator views and audited actions of one inbox, each through a statement file under {@code
+ * PostgresInboxOperations/} that calls one function of the SQL API.
  */
 final class PostgresInboxOperations implements InboxOperations {
 
@@ -94,7 +93,7 @@ final class PostgresInboxOperations implements InboxOperations {
             q.bind("eventType", selection == null ? null : selection.eventType())
                 .bind("errorGroup", selection == null ? null : selection.errorGroup())
                 .bind("limit", limit(limit))
-                .bind("afterReceivedAt", time(afterReceivedAt))
+                .bind("afterReceivedAt", OperatorRows.bindableTime(afterReceivedAt))
                 .bind("afterEventId", afterEventId),
         OperatorRows::deadLetter);
   }
@@ -191,19 +190,14 @@ final class PostgresInboxOperations implements InboxOperations {
 
   @Override
   public Instant pausedSince() {
-    OffsetDateTime since =
-        withHandle(
-            jdbi,
-            "read the pause of inbox " + name,
-            name,
-            null,
-            h ->
-                h.createQuery(sql("paused_since"))
-                    .bind("name", name)
-                    .mapTo(OffsetDateTime.class)
-                    .findOne()
-                    .orElse(null));
-    return since == null ? null : since.toInstant();
+    return rows(
+            "paused_since",
+            "read the pause",
+            q -> q,
+            rs -> rs.getObject(1, OffsetDateTime.class).toInstant())
+        .stream()
+        .findFirst()
+        .orElse(null);
   }
 
   @Override
@@ -217,7 +211,8 @@ final class PostgresInboxOperations implements InboxOperations {
   }
 
   /** An audited action's statement, bound to this inbox and actor, run in a handle of its own. */
-  private <T> T action(String statement, String action, Binder binder, Class<T> type) {
+  private <T> T action(
+      String statement, String action, UnaryOperator<Query> binder, Class<T> type) {
     return withHandle(
         jdbi,
         action,
@@ -225,7 +220,7 @@ final class PostgresInboxOperations implements InboxOperations {
         null,
         h ->
             binder
-                .bind(h.createQuery(sql(statement)).bind("name", name).bind("actor", actor))
+                .apply(h.createQuery(sql(statement)).bind("name", name).bind("actor", actor))
                 .mapTo(type)
                 .one());
   }
@@ -259,13 +254,9 @@ final class PostgresInboxOperations implements InboxOperations {
         .bind("errorGroup", selection.errorGroup());
   }
 
-  private interface Binder {
-    Query bind(Query query);
-  }
-
   /** Runs one statement of this inbox in its own handle and reads every row. */
   private <T> List<T> rows(
-      String statement, String action, Binder binder, OperatorRows.Reader<T> reader) {
+      String statement, String action, UnaryOperator<Query> binder, OperatorRows.Reader<T> reader) {
     return withHandle(
         jdbi,
         action + " of inbox " + name,
@@ -273,7 +264,7 @@ final class PostgresInboxOperations implements InboxOperations {
         null,
         h ->
             binder
-                .bind(h.createQuery(sql(statement)).bind("name", name))
+                .apply(h.createQuery(sql(statement)).bind("name", name))
                 .map((rs, ctx) -> reader.read(rs))
                 .list());
   }
@@ -284,25 +275,6 @@ final class PostgresInboxOperations implements InboxOperations {
           "limit must be in 1.." + MAX_LIMIT + ", got " + limit, null);
     }
     return limit;
-  }
-
-  /**
-   * The bind value of a time read from a row: pgJDBC reads {@code -infinity} and {@code infinity}
-   * as {@link OffsetDateTime#MIN} and {@link OffsetDateTime#MAX}, whose instants lie outside the
-   * range of an {@code OffsetDateTime} in UTC, and writes those two values back as the infinities.
-   * A keyset page that starts after a dead letter received at {@code -infinity} needs the trip.
-   */
-  private static OffsetDateTime time(Instant instant) {
-    if (instant == null) {
-      return null;
-    }
-    if (!instant.isAfter(OffsetDateTime.MIN.toInstant())) {
-      return OffsetDateTime.MIN;
-    }
-    if (!instant.isBefore(OffsetDateTime.MAX.toInstant())) {
-      return OffsetDateTime.MAX;
-    }
-    return instant.atOffset(ZoneOffset.UTC);
   }
 
   private static String sql(String statement) {

@@ -14,6 +14,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -150,5 +151,23 @@ public final class OperatorRows {
   private static Instant instant(ResultSet rs, String column) throws SQLException {
     OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
     return t == null ? null : t.toInstant();
+  }
+
+  /**
+   * A time read from a row, to bind again: pgJDBC reads and writes {@code -infinity} and {@code
+   * infinity} as {@link OffsetDateTime#MIN} and {@link OffsetDateTime#MAX} (a keyset page after a
+   * dead letter received at {@code -infinity}).
+   */
+  public static OffsetDateTime bindableTime(Instant instant) {
+    if (instant == null) {
+      return null;
+    }
+    if (!instant.isAfter(OffsetDateTime.MIN.toInstant())) {
+      return OffsetDateTime.MIN;
+    }
+    if (!instant.isBefore(OffsetDateTime.MAX.toInstant())) {
+      return OffsetDateTime.MAX;
+    }
+    return instant.atOffset(ZoneOffset.UTC);
   }
 }
