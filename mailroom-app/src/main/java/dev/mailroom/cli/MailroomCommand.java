@@ -73,7 +73,7 @@ final class MailroomCommand implements Callable<Integer> {
         finished.countDown();
       }
     }
-    Collector collector = new Collector(io, false, null);
+    Collector collector = new Collector(io, null);
     Signals.onTermination(
         number -> collector.stop("signal " + number + " received. exiting..."), finished);
     try {

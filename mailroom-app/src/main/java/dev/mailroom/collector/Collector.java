@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 
 /**
@@ -53,7 +54,10 @@ public final class Collector {
   public record Io(Map<String, String> env, OutputStream stdout, PrintStream stderr, Clock clock) {}
 
   private final Io io;
-  private final boolean demo;
+
+  /** The demo's wrapper of the delivery, or null outside the demo. */
+  private final UnaryOperator<TokenDelivery> demoDelivery;
+
   private final MeterRegistry registry;
   private final CountDownLatch stopRequested = new CountDownLatch(1);
   private final CountDownLatch started = new CountDownLatch(1);
@@ -61,9 +65,16 @@ public final class Collector {
   private volatile CollectorListener listener;
   private volatile MailroomConfig running;
 
-  public Collector(Io io, boolean demo, MeterRegistry registry) {
+  public Collector(Io io, MeterRegistry registry) {
+    this(io, null, registry);
+  }
+
+  /**
+   * The demo's collector: it signs up sample accounts, and {@code demoDelivery} wraps its delivery.
+   */
+  public Collector(Io io, UnaryOperator<TokenDelivery> demoDelivery, MeterRegistry registry) {
     this.io = io;
-    this.demo = demo;
+    this.demoDelivery = demoDelivery;
     this.registry = registry == null ? new SimpleMeterRegistry() : registry;
   }
 
@@ -161,7 +172,9 @@ public final class Collector {
     if (deliveryConfig.mode() != DeliveryConfig.Mode.STDOUT) {
       log.info("delivering by " + deliveryConfig);
     }
-    try (TokenDelivery delivery = Deliveries.create(deliveryConfig, io.stdout())) {
+    TokenDelivery configured = Deliveries.create(deliveryConfig, io.stdout());
+    try (TokenDelivery delivery =
+        demoDelivery == null ? configured : demoDelivery.apply(configured)) {
       running = config;
       return collect(config, dataSource, delivery, limiter, log);
     }
@@ -173,7 +186,7 @@ public final class Collector {
       TokenDelivery delivery,
       SendRateLimiter limiter,
       CollectorLog log) {
-    OperatorHttp operatorHttp = OperatorHttp.fromEnvironment(io.env(), demo);
+    OperatorHttp operatorHttp = OperatorHttp.fromEnvironment(io.env());
     MeterRegistry metrics = operatorHttp.metrics(registry);
     TokenCollector handler =
         new TokenCollector(
@@ -221,7 +234,7 @@ public final class Collector {
             limiter == null ? ClaimPermits.UNLIMITED : limiter,
             metrics,
             config.workerId());
-    DemoSignups demoSignups = demo ? new DemoSignups(dataSource, log) : null;
+    DemoSignups demoSignups = demoDelivery == null ? null : new DemoSignups(dataSource, log);
     OperatorHttp.Running http = null;
     try {
       http = operatorHttp.start(config.database(), worker, readiness, log::info);

@@ -31,10 +31,15 @@ final class DemoPage implements HttpHandler {
 
   private final DemoMailbox mailbox;
   private final DataSource dataSource;
+  private final String consoleNote;
 
-  DemoPage(DemoMailbox mailbox, DataSource dataSource) {
+  /**
+   * @param consoleNote HTML: where the operator console is and how to log in
+   */
+  DemoPage(DemoMailbox mailbox, DataSource dataSource, String consoleNote) {
     this.mailbox = mailbox;
     this.dataSource = dataSource;
+    this.consoleNote = consoleNote;
   }
 
   @Override
@@ -60,6 +65,7 @@ final class DemoPage implements HttpHandler {
           "<p>Every sign-up of the demo ends in an email caught by the SMTP server embedded in"
               + " the demo. Click an activation link: the account turns <em>active</em>"
               + " (reload this page).</p>"
+              + consoleNote
               + "<table><tr><th>to</th><th>subject</th><th>link</th><th>account</th></tr>"
               + rows
               + "</table>";

@@ -22,8 +22,9 @@ import java.util.function.Consumer;
  * {@code MAILROOM_HTTP_PORT}; it listens on {@code MAILROOM_HTTP_HOST} (default 127.0.0.1: the
  * console shows token payloads). Write actions need {@code MAILROOM_HTTP_WRITE_ACTIONS=true} and
  * credentials ({@code INBOX_HTTP_USERS}, {@code INBOX_HTTP_USERS_FILE} or {@code
- * INBOX_HTTP_TOKEN}). Not in the demo, whose mailbox page owns that port. The console reads through
- * a small pool of its own ({@link ConsolePool}), closed with the server.
+ * INBOX_HTTP_TOKEN}). The demo sets these for its collector (the console on the port after its
+ * mailbox page). The console reads through a small pool of its own ({@link ConsolePool}), closed
+ * with the server.
  */
 public final class OperatorHttp {
 
@@ -37,9 +38,9 @@ public final class OperatorHttp {
     this.prometheus = prometheus;
   }
 
-  public static OperatorHttp fromEnvironment(Map<String, String> env, boolean demo) {
+  public static OperatorHttp fromEnvironment(Map<String, String> env) {
     String port = env.get(HttpSettings.PORT);
-    boolean enabled = !demo && port != null && !port.isBlank();
+    boolean enabled = port != null && !port.isBlank();
     return new OperatorHttp(env, enabled ? InboxHttp.prometheusRegistry() : null);
   }
 

@@ -3,12 +3,24 @@ package dev.mailroom.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.mailroom.collector.Collector;
 import dev.mailroom.testkit.MailroomDb;
+import dev.mailroom.testkit.RunningCollector;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -70,6 +82,30 @@ class DemoTest {
               db.count(
                   "SELECT count(*) FROM accounts WHERE email = ? AND status = 'active'", email))
           .isEqualTo(1);
+    }
+  }
+
+  @Test
+  void a_taken_port_fails_the_demo_naming_the_variable_that_sets_it() throws Exception {
+    MailroomDb db = MailroomDb.create("mailroom_demo_port");
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Map<String, String> env = new HashMap<>(RunningCollector.env(db));
+      env.put("MAILROOM_HTTP_PORT", String.valueOf(taken.getLocalPort()));
+      ByteArrayOutputStream err = new ByteArrayOutputStream();
+      Demo demo =
+          new Demo(
+              new Collector.Io(
+                  env,
+                  new ByteArrayOutputStream(),
+                  new PrintStream(err, true, StandardCharsets.UTF_8),
+                  Clock.systemUTC()));
+
+      int exit = CompletableFuture.supplyAsync(demo::run).get(120, TimeUnit.SECONDS);
+
+      assertThat(exit).isEqualTo(Collector.EXIT_FAILURE);
+      assertThat(err.toString(StandardCharsets.UTF_8))
+          .contains(":" + taken.getLocalPort())
+          .contains("set MAILROOM_HTTP_PORT to a free port");
     }
   }
 

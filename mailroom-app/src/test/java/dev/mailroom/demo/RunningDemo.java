@@ -42,10 +42,31 @@ final class RunningDemo implements AutoCloseable {
     exit = CompletableFuture.supplyAsync(demo::run);
   }
 
+  /** On a free port whose next one (the console's) is free too. */
   static RunningDemo start(MailroomDb db) throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return new RunningDemo(db, s.getLocalPort());
+    for (int attempt = 0; ; attempt++) {
+      int port;
+      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        port = s.getLocalPort();
+      }
+      try (ServerSocket next = new ServerSocket(port + 1, 1, InetAddress.getLoopbackAddress())) {
+        return new RunningDemo(db, port);
+      } catch (IOException taken) {
+        if (attempt == 20) {
+          throw taken;
+        }
+      }
     }
+  }
+
+  /** The operator console, {@code http://localhost:PORT+1/}. */
+  String console() {
+    return "http://localhost:" + (port + 1) + "/";
+  }
+
+  /** What the demo logged so far. */
+  String log() {
+    return err.toString(StandardCharsets.UTF_8);
   }
 
   /** The demo page, {@code http://localhost:PORT/}. */

@@ -31,7 +31,6 @@ public final class RunningCollector implements AutoCloseable {
                 stdout,
                 new PrintStream(stderr, true, StandardCharsets.UTF_8),
                 Clock.systemUTC()),
-            false,
             null);
     this.exit =
         CompletableFuture.supplyAsync(
