@@ -1,7 +1,7 @@
 package dev.pginbox.inbox.postgres;
 
-import static dev.pginbox.inbox.postgres.PostgresInboxManager.inHandle;
-import static dev.pginbox.inbox.postgres.PostgresInboxManager.withHandle;
+import static dev.pginbox.inbox.postgres.internal.JdbiCalls.inHandle;
+import static dev.pginbox.inbox.postgres.internal.JdbiCalls.withHandle;
 
 import dev.pginbox.inbox.EventTypeStats;
 import dev.pginbox.inbox.Inbox;

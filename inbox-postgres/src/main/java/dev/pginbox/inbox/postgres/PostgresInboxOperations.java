@@ -1,6 +1,6 @@
 package dev.pginbox.inbox.postgres;
 
-import static dev.pginbox.inbox.postgres.PostgresInboxManager.withHandle;
+import static dev.pginbox.inbox.postgres.internal.JdbiCalls.withHandle;
 
 import dev.pginbox.inbox.BlockedAggregate;
 import dev.pginbox.inbox.DeadLetter;
