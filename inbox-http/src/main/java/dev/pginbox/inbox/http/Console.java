@@ -208,7 +208,7 @@ final class Console implements Route.Page {
           case "resume" -> "the consumption of the inbox";
           case "retry_now" -> "message(s) " + String.join(", ", selection.eventIds());
           default ->
-              Pages.num(ops.countDeadLetters(selection))
+              Html.num(ops.countDeadLetters(selection))
                   + " message(s): "
                   + Selections.describe(selection);
         };

@@ -53,6 +53,11 @@ final class Html {
     return t.isAfter(LATEST) ? "infinity" : TIME.format(t);
   }
 
+  /** A count with thousands separators: "12,345". */
+  static String num(long n) {
+    return String.format(java.util.Locale.ROOT, "%,d", n);
+  }
+
   static String page(String title, String body) {
     return "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
         + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
