@@ -1,7 +1,7 @@
 package dev.pginbox.inbox.http;
 
-import dev.pginbox.inbox.InboxHealth;
-import dev.pginbox.inbox.VacuumState;
+import dev.pginbox.inbox.operations.InboxHealth;
+import dev.pginbox.inbox.operations.VacuumState;
 
 /** The console's one-line summaries of what the database does to an inbox: horizon and vacuum. */
 final class HealthLines {

@@ -1,6 +1,6 @@
 package dev.pginbox.inbox.http;
 
-import dev.pginbox.inbox.ThroughputPoint;
+import dev.pginbox.inbox.operations.ThroughputPoint;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;

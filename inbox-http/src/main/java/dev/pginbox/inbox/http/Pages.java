@@ -6,14 +6,14 @@ import static dev.pginbox.inbox.http.Html.num;
 import static dev.pginbox.inbox.http.Html.time;
 import static dev.pginbox.inbox.http.Paths.enc;
 
-import dev.pginbox.inbox.BlockedAggregate;
-import dev.pginbox.inbox.DeadLetterSelection;
-import dev.pginbox.inbox.DlqGroup;
 import dev.pginbox.inbox.Inbox;
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxManager;
-import dev.pginbox.inbox.PartitionLag;
-import dev.pginbox.inbox.WorkerInfo;
+import dev.pginbox.inbox.operations.BlockedAggregate;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.DlqGroup;
+import dev.pginbox.inbox.operations.InboxHealth;
+import dev.pginbox.inbox.operations.PartitionLag;
+import dev.pginbox.inbox.operations.WorkerInfo;
 import java.util.ArrayList;
 import java.util.List;
 
