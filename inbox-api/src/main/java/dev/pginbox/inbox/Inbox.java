@@ -1,6 +1,10 @@
 package dev.pginbox.inbox;
 
-import java.util.Collection;
+import dev.pginbox.inbox.operations.EventTypeStats;
+import dev.pginbox.inbox.operations.InboxHealth;
+import dev.pginbox.inbox.operations.InboxOperations;
+import dev.pginbox.inbox.operations.InboxStatus;
+import dev.pginbox.inbox.operations.OrderingGap;
 import java.util.List;
 
 /**
@@ -33,12 +37,6 @@ public interface Inbox {
   /** Per event type counts (the {@code <name>_stats} view). */
   List<EventTypeStats> stats();
 
-  /** Replays the given messages that are dead letters; returns how many were replayed. */
-  int replay(Collection<String> eventIds);
-
-  /** Replays every dead letter of an event type; returns how many were replayed. */
-  int replayEventType(String eventType);
-
   /** Marks a message processed in its own transaction; false if missing or already processed. */
   boolean markProcessed(String eventId);
 
@@ -50,9 +48,6 @@ public interface Inbox {
 
   /** {@code inbox.inbox_is_my_partition}: the same answer as {@link Partitioning#isMyPartition}. */
   boolean isMyPartition(String aggregateId, int workerId, int totalWorkers);
-
-  /** One bounded retention step ({@code inbox.purge_inbox}); call again while {@code more()}. */
-  PurgeResult purge(int batchSize);
 
   /** Operator views (blocked aggregates, lag, workers, DLQ groups) and audited actions. */
   InboxOperations operations();

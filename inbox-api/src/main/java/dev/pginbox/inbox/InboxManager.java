@@ -1,5 +1,6 @@
 package dev.pginbox.inbox;
 
+import dev.pginbox.inbox.operations.OperatorLogEntry;
 import java.util.List;
 import java.util.Map;
 

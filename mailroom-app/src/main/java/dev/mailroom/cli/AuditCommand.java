@@ -1,6 +1,6 @@
 package dev.mailroom.cli;
 
-import dev.pginbox.inbox.OperatorLogEntry;
+import dev.pginbox.inbox.operations.OperatorLogEntry;
 import java.io.PrintStream;
 import javax.sql.DataSource;
 import picocli.CommandLine.Command;

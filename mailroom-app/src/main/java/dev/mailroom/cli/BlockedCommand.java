@@ -1,6 +1,6 @@
 package dev.mailroom.cli;
 
-import dev.pginbox.inbox.BlockedAggregate;
+import dev.pginbox.inbox.operations.BlockedAggregate;
 import java.io.PrintStream;
 import java.util.Locale;
 import javax.sql.DataSource;

@@ -1,7 +1,7 @@
 package dev.mailroom.cli;
 
-import dev.pginbox.inbox.DlqGroup;
 import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.operations.DlqGroup;
 import java.io.PrintStream;
 import java.util.List;
 import javax.sql.DataSource;

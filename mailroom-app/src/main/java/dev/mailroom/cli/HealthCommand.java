@@ -1,8 +1,8 @@
 package dev.mailroom.cli;
 
 import dev.mailroom.text.JsonObject;
-import dev.pginbox.inbox.HealthStatus;
-import dev.pginbox.inbox.InboxHealth;
+import dev.pginbox.inbox.operations.HealthStatus;
+import dev.pginbox.inbox.operations.InboxHealth;
 import java.io.PrintStream;
 import java.util.Locale;
 import javax.sql.DataSource;

@@ -1,6 +1,6 @@
 package dev.mailroom.cli;
 
-import dev.pginbox.inbox.PartitionLag;
+import dev.pginbox.inbox.operations.PartitionLag;
 import java.io.PrintStream;
 import javax.sql.DataSource;
 import picocli.CommandLine.Command;

@@ -1,6 +1,6 @@
 package dev.mailroom.cli;
 
-import dev.pginbox.inbox.DeadLetterSelection;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
 import java.io.PrintStream;
 import java.util.List;
 import javax.sql.DataSource;

@@ -1,6 +1,6 @@
 package dev.mailroom.cli;
 
-import dev.pginbox.inbox.WorkerInfo;
+import dev.pginbox.inbox.operations.WorkerInfo;
 import java.io.PrintStream;
 import java.util.Locale;
 import javax.sql.DataSource;

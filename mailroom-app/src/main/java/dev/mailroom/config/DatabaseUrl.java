@@ -24,18 +24,9 @@ public final class DatabaseUrl {
 
   private DatabaseUrl() {}
 
-  /** Thrown for a URL that libpq itself would reject; the collector exits with code 2. */
-  public static final class MalformedException extends IllegalArgumentException {
-    private static final long serialVersionUID = 1L;
-
-    public MalformedException(String message) {
-      super(message);
-    }
-  }
-
   public static ConnectionSettings parse(String url, Map<String, String> env) {
     if (url == null || url.isBlank()) {
-      throw new MalformedException("the database URL is empty");
+      throw new MalformedDatabaseUrlException("the database URL is empty");
     }
     String trimmed = url.strip();
     if (trimmed.startsWith("jdbc:postgresql:")) {
@@ -48,7 +39,7 @@ public final class DatabaseUrl {
       quoteValues = LibpqConnectionString.mayQuote(trimmed);
     } else if (trimmed.contains("://")) {
       String scheme = trimmed.substring(0, trimmed.indexOf("://"));
-      throw new MalformedException(
+      throw new MalformedDatabaseUrlException(
           "unsupported URI scheme"
               + (SCHEME.matcher(scheme).matches() ? " \"" + scheme + "://\"" : "")
               + " (use postgres://, postgresql:// or jdbc:postgresql://)");
@@ -72,7 +63,7 @@ public final class DatabaseUrl {
     String sslmode = firstNonEmpty(params.get("sslmode"), env.get("PGSSLMODE"), "prefer");
     if (!Set.of("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
         .contains(sslmode)) {
-      throw new MalformedException(
+      throw new MalformedDatabaseUrlException(
           quoteValues
               ? "invalid sslmode value: \"" + sslmode + "\""
               : "invalid sslmode value" + LibpqConnectionString.ENCODE_HINT);
@@ -89,19 +80,19 @@ public final class DatabaseUrl {
       if (host.isEmpty()) {
         host = UnixSocket.DEFAULT_DIRECTORY;
       } else if (host.startsWith("@")) {
-        throw new MalformedException(
+        throw new MalformedDatabaseUrlException(
             "abstract Unix-domain sockets (a host starting with @) are not supported; use the"
                 + " socket's directory");
       }
       hosts.add(host);
     }
     if (hosts.size() > 1 && hosts.stream().anyMatch(UnixSocket::isDirectory)) {
-      throw new MalformedException(
+      throw new MalformedDatabaseUrlException(
           "a Unix-domain socket directory cannot be one of several hosts; give it alone");
     }
     String[] portParts = portSpec.split(",", -1);
     if (portParts.length != 1 && portParts.length != hosts.size()) {
-      throw new MalformedException(
+      throw new MalformedDatabaseUrlException(
           "could not match " + portParts.length + " port numbers to " + hosts.size() + " hosts");
     }
     List<Integer> ports = new ArrayList<>();
@@ -155,7 +146,7 @@ public final class DatabaseUrl {
             case "read-only", "standby" -> "secondary";
             case "prefer-standby" -> "preferSecondary";
             default ->
-                throw new MalformedException(
+                throw new MalformedDatabaseUrlException(
                     quoteValues
                         ? "invalid target_session_attrs value: \"" + attrs + "\""
                         : "invalid target_session_attrs value" + LibpqConnectionString.ENCODE_HINT);
@@ -184,7 +175,7 @@ public final class DatabaseUrl {
       }
       return port;
     } catch (NumberFormatException e) {
-      throw new MalformedException(
+      throw new MalformedDatabaseUrlException(
           quote
               ? "invalid port number: \"" + p + "\""
               : "invalid port number in the URI" + LibpqConnectionString.ENCODE_HINT);
@@ -195,13 +186,13 @@ public final class DatabaseUrl {
     Properties parsed = org.postgresql.Driver.parseURL(url, new Properties());
     if (parsed == null) {
       // Not quoted: a JDBC URL may carry password=... in its query.
-      throw new MalformedException(
+      throw new MalformedDatabaseUrlException(
           "invalid JDBC URL (expected jdbc:postgresql://host:port/database?user=...)");
     }
     List<String> hosts = List.of(parsed.getProperty("PGHOST", "localhost").split(","));
     if (hosts.stream().anyMatch(h -> h.contains("@"))) {
       // pgJDBC would take user:password@host for a host name, then print it in its errors.
-      throw new MalformedException(
+      throw new MalformedDatabaseUrlException(
           "a JDBC URL takes the user and password as ?user=...&password=..., not as"
               + " user:password@host");
     }

@@ -62,7 +62,7 @@ public final class EnvironmentConfig {
     if (url != null) {
       try {
         database = DatabaseUrl.parse(url, env);
-      } catch (DatabaseUrl.MalformedException e) {
+      } catch (MalformedDatabaseUrlException e) {
         throw new ConfigException("invalid " + DATABASE_URL + ": " + e.getMessage());
       }
     }

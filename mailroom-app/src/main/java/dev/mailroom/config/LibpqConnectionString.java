@@ -12,7 +12,7 @@ import java.util.Set;
  * libpq's two connection string syntaxes, read into keyword/value pairs as libpq does: the
  * key/value form ({@code host=db port=5432 password='a \\'b'}) and the URI form ({@code
  * postgresql://user:pw@host1:5432,host2/db?sslmode=require}, percent-decoded). Errors use libpq's
- * wording, as {@link DatabaseUrl.MalformedException}, and never quote text that may be part of a
+ * wording, as {@link MalformedDatabaseUrlException}, and never quote text that may be part of a
  * password: in key/value form nothing after the {@code password} keyword, in a URI nothing at all
  * when it carries credentials (an unencoded {@code / ? & @} in a password moves the rest of it into
  * the host, port or query).
@@ -81,7 +81,7 @@ final class LibpqConnectionString {
         i++;
       }
       if (i >= n || s.charAt(i) != '=') {
-        throw new DatabaseUrl.MalformedException(
+        throw new MalformedDatabaseUrlException(
             afterPassword
                 ? "missing \"=\" after a word that follows the password in connection info string"
                     + " (quote a password with spaces: password='a b')"
@@ -107,7 +107,7 @@ final class LibpqConnectionString {
           }
         }
         if (!closed) {
-          throw new DatabaseUrl.MalformedException(
+          throw new MalformedDatabaseUrlException(
               "unterminated quoted string in connection info string");
         }
       } else {
@@ -165,14 +165,14 @@ final class LibpqConnectionString {
         if (hostPort.startsWith("[")) {
           int close = hostPort.indexOf(']');
           if (close < 0) {
-            throw new DatabaseUrl.MalformedException("missing \"]\" in IPv6 host address in URI");
+            throw new MalformedDatabaseUrlException("missing \"]\" in IPv6 host address in URI");
           }
           host = hostPort.substring(1, close);
           String after = hostPort.substring(close + 1);
           if (after.startsWith(":")) {
             port = after.substring(1);
           } else if (!after.isEmpty()) {
-            throw new DatabaseUrl.MalformedException(
+            throw new MalformedDatabaseUrlException(
                 echo
                     ? "unexpected \"" + after + "\" after the IPv6 host address in URI"
                     : "unexpected text after the IPv6 host address in URI" + ENCODE_HINT);
@@ -200,7 +200,7 @@ final class LibpqConnectionString {
         }
         int eq = pair.indexOf('=');
         if (eq < 0) {
-          throw new DatabaseUrl.MalformedException(
+          throw new MalformedDatabaseUrlException(
               echo
                   ? "missing key/value separator \"=\" in URI query parameter \"" + pair + "\""
                   : "missing key/value separator \"=\" in a URI query parameter" + ENCODE_HINT);
@@ -236,7 +236,7 @@ final class LibpqConnectionString {
     try {
       return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
     } catch (IllegalArgumentException e) {
-      throw new DatabaseUrl.MalformedException(
+      throw new MalformedDatabaseUrlException(
           echo
               ? "invalid percent-encoded token in the " + what + " of the URI: \"" + s + "\""
               : "invalid percent-encoding in the " + what + " of the URI" + ENCODE_HINT);
@@ -246,7 +246,7 @@ final class LibpqConnectionString {
   private static void putKeyword(
       Map<String, String> params, String key, String value, boolean echo) {
     if (!KEYWORDS.contains(key)) {
-      throw new DatabaseUrl.MalformedException(
+      throw new MalformedDatabaseUrlException(
           echo
               ? "invalid connection option \"" + key + "\""
               : "invalid connection option after the password" + ENCODE_HINT);

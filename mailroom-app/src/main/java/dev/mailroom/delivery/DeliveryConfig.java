@@ -1,10 +1,8 @@
 package dev.mailroom.delivery;
 
 import dev.mailroom.config.ConfigException;
-import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -25,9 +23,7 @@ public record DeliveryConfig(
   public static final String DELIVERY = "MAILROOM_DELIVERY";
   public static final String LINK_BASE_URL = "MAILROOM_LINK_BASE_URL";
   public static final String TEMPLATE_DIR = "MAILROOM_TEMPLATE_DIR";
-  public static final String MAIL_FROM = "MAILROOM_MAIL_FROM";
   public static final String DEFAULT_LINK_BASE_URL = "http://localhost:8080";
-  public static final String DEFAULT_FROM = "noreply@localhost";
 
   /** The delivery modes. */
   public enum Mode {
@@ -47,14 +43,14 @@ public record DeliveryConfig(
   }
 
   public static DeliveryConfig read(Map<String, String> env) {
-    String modeName = value(env, DELIVERY);
+    String modeName = EnvironmentVariables.value(env, DELIVERY);
     Mode mode;
     try {
       mode = modeName == null ? Mode.STDOUT : Mode.valueOf(modeName.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new ConfigException(DELIVERY + " must be stdout, smtp or ses, got: " + modeName);
     }
-    String templateDir = value(env, TEMPLATE_DIR);
+    String templateDir = EnvironmentVariables.value(env, TEMPLATE_DIR);
     if (templateDir != null && !Files.isDirectory(Path.of(templateDir))) {
       throw new ConfigException(TEMPLATE_DIR + " is not a directory: " + templateDir);
     }
@@ -68,7 +64,7 @@ public record DeliveryConfig(
 
   /** The base of the links in emails, without a trailing slash; http or https only. */
   static String linkBaseUrl(Map<String, String> env) {
-    String url = value(env, LINK_BASE_URL);
+    String url = EnvironmentVariables.value(env, LINK_BASE_URL);
     if (url == null) {
       return DEFAULT_LINK_BASE_URL;
     }
@@ -86,34 +82,6 @@ public record DeliveryConfig(
           LINK_BASE_URL + " must be an http(s) URL without query or fragment, got: " + url);
     }
     return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
-  }
-
-  static String value(Map<String, String> env, String name) {
-    String v = env.get(name);
-    return v == null || v.isBlank() ? null : v.strip();
-  }
-
-  /** A secret from {@code NAME} or the file named by {@code NAME_FILE}; never both. */
-  static String secret(Map<String, String> env, String name) {
-    String inline = env.get(name);
-    String file = value(env, name + "_FILE");
-    if (inline != null && file != null) {
-      throw new ConfigException("set only one of " + name + " and " + name + "_FILE");
-    }
-    if (file == null) {
-      return inline;
-    }
-    try {
-      if (Files.size(Path.of(file)) > 4096) {
-        throw new ConfigException(name + "_FILE " + file + " is larger than 4096 bytes");
-      }
-      return Files.readString(Path.of(file), StandardCharsets.UTF_8).strip();
-    } catch (IOException | RuntimeException e) {
-      if (e instanceof ConfigException c) {
-        throw c;
-      }
-      throw new ConfigException("cannot read " + name + "_FILE " + file + ": " + e.getMessage());
-    }
   }
 
   @Override

@@ -26,9 +26,9 @@ public record SesSettings(String source, String configurationSet, URI endpoint) 
   }
 
   static SesSettings read(Map<String, String> env) {
-    String source = DeliveryConfig.value(env, "MAILROOM_SES_SOURCE");
-    String set = DeliveryConfig.value(env, "MAILROOM_SES_CONFIG_SET");
-    String endpoint = DeliveryConfig.value(env, "MAILROOM_SES_ENDPOINT");
+    String source = EnvironmentVariables.value(env, "MAILROOM_SES_SOURCE");
+    String set = EnvironmentVariables.value(env, "MAILROOM_SES_CONFIG_SET");
+    String endpoint = EnvironmentVariables.value(env, "MAILROOM_SES_ENDPOINT");
     URI uri = null;
     if (endpoint != null) {
       try {

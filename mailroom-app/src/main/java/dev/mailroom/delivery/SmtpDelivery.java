@@ -52,7 +52,7 @@ public final class SmtpDelivery implements TokenDelivery {
       this.messages = new SmtpMessages(session, new InternetAddress(settings.from(), true));
     } catch (AddressException e) {
       throw new dev.mailroom.config.ConfigException(
-          DeliveryConfig.MAIL_FROM + " is not an email address: " + settings.from());
+          SmtpSettings.MAIL_FROM + " is not an email address: " + settings.from());
     }
     this.connections = new SmtpConnections(session, protocol, settings);
     AtomicInteger threads = new AtomicInteger();

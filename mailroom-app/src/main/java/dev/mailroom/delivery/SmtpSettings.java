@@ -20,6 +20,11 @@ public record SmtpSettings(
     String from,
     int connections) {
 
+  /** The sender's address; {@link #DEFAULT_FROM} when unset. */
+  public static final String MAIL_FROM = "MAILROOM_MAIL_FROM";
+
+  public static final String DEFAULT_FROM = "noreply@localhost";
+
   public static final int DEFAULT_PORT = 587;
 
   /** Enough to keep a local relay busy while each connection waits for its replies. */
@@ -61,26 +66,26 @@ public record SmtpSettings(
   }
 
   static SmtpSettings read(Map<String, String> env) {
-    String host = DeliveryConfig.value(env, "MAILROOM_SMTP_HOST");
+    String host = EnvironmentVariables.value(env, "MAILROOM_SMTP_HOST");
     if (host == null) {
       throw new ConfigException("MAILROOM_DELIVERY=smtp needs MAILROOM_SMTP_HOST");
     }
-    String port = DeliveryConfig.value(env, "MAILROOM_SMTP_PORT");
+    String port = EnvironmentVariables.value(env, "MAILROOM_SMTP_PORT");
     int portNumber;
     try {
       portNumber = port == null ? DEFAULT_PORT : Integer.parseInt(port);
     } catch (NumberFormatException e) {
       throw new ConfigException("MAILROOM_SMTP_PORT must be a TCP port (1-65535), got: " + port);
     }
-    String tls = DeliveryConfig.value(env, "MAILROOM_SMTP_TLS");
+    String tls = EnvironmentVariables.value(env, "MAILROOM_SMTP_TLS");
     Tls mode;
     try {
       mode = tls == null ? Tls.STARTTLS : Tls.valueOf(tls.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new ConfigException("MAILROOM_SMTP_TLS must be starttls, tls or none, got: " + tls);
     }
-    String from = DeliveryConfig.value(env, DeliveryConfig.MAIL_FROM);
-    String connections = DeliveryConfig.value(env, CONNECTIONS);
+    String from = EnvironmentVariables.value(env, MAIL_FROM);
+    String connections = EnvironmentVariables.value(env, CONNECTIONS);
     int connectionCount;
     try {
       connectionCount = connections == null ? DEFAULT_CONNECTIONS : Integer.parseInt(connections);
@@ -90,10 +95,10 @@ public record SmtpSettings(
     return new SmtpSettings(
         host,
         portNumber,
-        DeliveryConfig.value(env, "MAILROOM_SMTP_USERNAME"),
-        DeliveryConfig.secret(env, "MAILROOM_SMTP_PASSWORD"),
+        EnvironmentVariables.value(env, "MAILROOM_SMTP_USERNAME"),
+        EnvironmentVariables.secret(env, "MAILROOM_SMTP_PASSWORD"),
         mode,
-        from == null ? DeliveryConfig.DEFAULT_FROM : from,
+        from == null ? DEFAULT_FROM : from,
         connectionCount);
   }
 

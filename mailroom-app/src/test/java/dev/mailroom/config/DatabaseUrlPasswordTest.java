@@ -51,7 +51,7 @@ class DatabaseUrlPasswordTest {
     List<String> messages = new ArrayList<>();
     for (String url : MALFORMED) {
       Throwable error = catchThrowable(() -> DatabaseUrl.parse(url, Map.of()));
-      assertThat(error).as(url).isInstanceOf(DatabaseUrl.MalformedException.class);
+      assertThat(error).as(url).isInstanceOf(MalformedDatabaseUrlException.class);
       messages.add(error.getMessage());
       for (int i = 0; i + 3 <= SECRET.length(); i++) {
         assertThat(error.getMessage()).as(url).doesNotContain(SECRET.substring(i, i + 3));

@@ -86,10 +86,10 @@ class DatabaseUrlTest {
   @Test
   void sockets_that_cannot_be_reached_alone_are_refused() {
     assertThatThrownBy(() -> parse("host=/tmp,db.internal dbname=m"))
-        .isInstanceOf(DatabaseUrl.MalformedException.class)
+        .isInstanceOf(MalformedDatabaseUrlException.class)
         .hasMessageContaining("several hosts");
     assertThatThrownBy(() -> parse("host=@abstract dbname=m"))
-        .isInstanceOf(DatabaseUrl.MalformedException.class)
+        .isInstanceOf(MalformedDatabaseUrlException.class)
         .hasMessageContaining("abstract");
   }
 
@@ -165,7 +165,7 @@ class DatabaseUrlTest {
   @Test
   void malformed_urls_are_rejected_with_libpq_like_messages() {
     assertThatThrownBy(() -> parse("dbname"))
-        .isInstanceOf(DatabaseUrl.MalformedException.class)
+        .isInstanceOf(MalformedDatabaseUrlException.class)
         .hasMessageContaining("missing \"=\"");
     assertThatThrownBy(() -> parse("dbname='open"))
         .hasMessageContaining("unterminated quoted string");
@@ -180,7 +180,7 @@ class DatabaseUrlTest {
     assertThatThrownBy(() -> parse("postgresql://[::1/db")).hasMessageContaining("IPv6");
     assertThatThrownBy(() -> parse("mysql://h/db")).hasMessageContaining("unsupported URI scheme");
     assertThatThrownBy(() -> parse("jdbc:postgresql://h:notaport/db"))
-        .isInstanceOf(DatabaseUrl.MalformedException.class);
+        .isInstanceOf(MalformedDatabaseUrlException.class);
     assertThatThrownBy(() -> parse("host=a,b port=1,2,3")).hasMessageContaining("could not match");
     assertThatThrownBy(() -> parse("   ")).hasMessageContaining("empty");
   }

@@ -1,11 +1,11 @@
 package dev.pginbox.inbox.http;
 
 import com.sun.net.httpserver.HttpExchange;
-import dev.pginbox.inbox.DeadLetterSelection;
 import dev.pginbox.inbox.Inbox;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
-import dev.pginbox.inbox.InboxOperations;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.InboxOperations;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

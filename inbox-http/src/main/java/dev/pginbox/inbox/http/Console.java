@@ -4,10 +4,10 @@ import static dev.pginbox.inbox.http.Html.esc;
 import static dev.pginbox.inbox.http.Paths.enc;
 
 import com.sun.net.httpserver.HttpExchange;
-import dev.pginbox.inbox.DeadLetterSelection;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
-import dev.pginbox.inbox.InboxOperations;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.InboxOperations;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -208,7 +208,7 @@ final class Console implements Route.Page {
           case "resume" -> "the consumption of the inbox";
           case "retry_now" -> "message(s) " + String.join(", ", selection.eventIds());
           default ->
-              Pages.num(ops.countDeadLetters(selection))
+              Html.num(ops.countDeadLetters(selection))
                   + " message(s): "
                   + Selections.describe(selection);
         };

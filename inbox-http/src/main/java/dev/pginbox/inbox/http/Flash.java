@@ -1,6 +1,6 @@
 package dev.pginbox.inbox.http;
 
-import dev.pginbox.inbox.PurgeResult;
+import dev.pginbox.inbox.operations.PurgeResult;
 import java.util.Map;
 
 /**

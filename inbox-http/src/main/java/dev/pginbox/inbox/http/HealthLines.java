@@ -1,7 +1,7 @@
 package dev.pginbox.inbox.http;
 
-import dev.pginbox.inbox.InboxHealth;
-import dev.pginbox.inbox.VacuumState;
+import dev.pginbox.inbox.operations.InboxHealth;
+import dev.pginbox.inbox.operations.VacuumState;
 
 /** The console's one-line summaries of what the database does to an inbox: horizon and vacuum. */
 final class HealthLines {
@@ -19,7 +19,7 @@ final class HealthLines {
       return "";
     }
     return "<p class=\"warning\" id=\"xmin-horizon\">The xmin horizon is held back "
-        + (h.horizonHeldSeconds() > 0 ? "for " + Pages.num(h.horizonHeldSeconds()) + " s " : "")
+        + (h.horizonHeldSeconds() > 0 ? "for " + Html.num(h.horizonHeldSeconds()) + " s " : "")
         + "by "
         + Html.esc(h.horizonHolder().summary())
         + ": vacuum removes nothing that died since, and the tables grow until it ends.</p>";
@@ -27,7 +27,7 @@ final class HealthLines {
 
   static String vacuum(VacuumState v) {
     return "<p class=\"vacuum\">vacuum owes "
-        + Pages.num(v.deadRows())
+        + Html.num(v.deadRows())
         + " rows · last vacuum "
         + (v.lastVacuum() == null ? "never" : Html.esc(Html.time(v.lastVacuum())))
         + " · autovacuum "

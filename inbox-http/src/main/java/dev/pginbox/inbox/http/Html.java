@@ -1,6 +1,6 @@
 package dev.pginbox.inbox.http;
 
-import dev.pginbox.inbox.ThroughputPoint;
+import dev.pginbox.inbox.operations.ThroughputPoint;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -51,6 +51,11 @@ final class Html {
       return "-infinity";
     }
     return t.isAfter(LATEST) ? "infinity" : TIME.format(t);
+  }
+
+  /** A count with thousands separators: "12,345". */
+  static String num(long n) {
+    return String.format(java.util.Locale.ROOT, "%,d", n);
   }
 
   static String page(String title, String body) {

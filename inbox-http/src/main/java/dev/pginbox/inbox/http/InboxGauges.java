@@ -1,9 +1,9 @@
 package dev.pginbox.inbox.http;
 
 import dev.pginbox.inbox.Inbox;
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxManager;
-import dev.pginbox.inbox.PartitionLag;
+import dev.pginbox.inbox.operations.InboxHealth;
+import dev.pginbox.inbox.operations.PartitionLag;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

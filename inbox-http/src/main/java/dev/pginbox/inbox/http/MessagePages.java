@@ -2,20 +2,20 @@ package dev.pginbox.inbox.http;
 
 import static dev.pginbox.inbox.http.Html.esc;
 import static dev.pginbox.inbox.http.Html.link;
+import static dev.pginbox.inbox.http.Html.num;
 import static dev.pginbox.inbox.http.Html.time;
 import static dev.pginbox.inbox.http.Pages.PAGE;
 import static dev.pginbox.inbox.http.Pages.actionForm;
-import static dev.pginbox.inbox.http.Pages.num;
 import static dev.pginbox.inbox.http.Pages.shorten;
 import static dev.pginbox.inbox.http.Pages.typeQuery;
 import static dev.pginbox.inbox.http.Paths.enc;
 
-import dev.pginbox.inbox.DeadLetter;
-import dev.pginbox.inbox.DeadLetterSelection;
 import dev.pginbox.inbox.Inbox;
 import dev.pginbox.inbox.InboxManager;
-import dev.pginbox.inbox.MessageDetail;
-import dev.pginbox.inbox.OperatorLogEntry;
+import dev.pginbox.inbox.operations.DeadLetter;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.MessageDetail;
+import dev.pginbox.inbox.operations.OperatorLogEntry;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

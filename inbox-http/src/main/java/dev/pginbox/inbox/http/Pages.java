@@ -2,17 +2,18 @@ package dev.pginbox.inbox.http;
 
 import static dev.pginbox.inbox.http.Html.esc;
 import static dev.pginbox.inbox.http.Html.link;
+import static dev.pginbox.inbox.http.Html.num;
 import static dev.pginbox.inbox.http.Html.time;
 import static dev.pginbox.inbox.http.Paths.enc;
 
-import dev.pginbox.inbox.BlockedAggregate;
-import dev.pginbox.inbox.DeadLetterSelection;
-import dev.pginbox.inbox.DlqGroup;
 import dev.pginbox.inbox.Inbox;
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxManager;
-import dev.pginbox.inbox.PartitionLag;
-import dev.pginbox.inbox.WorkerInfo;
+import dev.pginbox.inbox.operations.BlockedAggregate;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.DlqGroup;
+import dev.pginbox.inbox.operations.InboxHealth;
+import dev.pginbox.inbox.operations.PartitionLag;
+import dev.pginbox.inbox.operations.WorkerInfo;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -251,14 +252,6 @@ final class Pages {
 
   static String typeQuery(String eventType) {
     return eventType == null ? "" : "event_type=" + enc(eventType);
-  }
-
-  /**
-   * What vacuum still owes the table: claimed messages' index entries slow every claim until it
-   * comes (docs/operations.md, "PostgreSQL settings that matter").
-   */
-  static String num(long n) {
-    return String.format(java.util.Locale.ROOT, "%,d", n);
   }
 
   /** A count that is the planner's estimate when not exact: "~12,345". */

@@ -1,6 +1,6 @@
 package dev.pginbox.inbox.http;
 
-import dev.pginbox.inbox.DeadLetterSelection;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;

@@ -1,28 +1,25 @@
 package dev.pginbox.inbox.postgres;
 
-import static dev.pginbox.inbox.postgres.PostgresInboxManager.inHandle;
-import static dev.pginbox.inbox.postgres.PostgresInboxManager.withHandle;
+import static dev.pginbox.inbox.postgres.internal.JdbiCalls.inHandle;
+import static dev.pginbox.inbox.postgres.internal.JdbiCalls.withHandle;
 
-import dev.pginbox.inbox.EventTypeStats;
 import dev.pginbox.inbox.Inbox;
 import dev.pginbox.inbox.InboxException;
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxNames;
-import dev.pginbox.inbox.InboxOperations;
-import dev.pginbox.inbox.InboxStatus;
-import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.MarkFailedResult;
 import dev.pginbox.inbox.NewMessage;
-import dev.pginbox.inbox.OrderingGap;
-import dev.pginbox.inbox.PurgeResult;
+import dev.pginbox.inbox.operations.EventTypeStats;
+import dev.pginbox.inbox.operations.InboxHealth;
+import dev.pginbox.inbox.operations.InboxOperations;
+import dev.pginbox.inbox.operations.InboxStatus;
+import dev.pginbox.inbox.operations.OrderingGap;
 import dev.pginbox.inbox.postgres.internal.InboxStatements;
 import dev.pginbox.inbox.postgres.internal.MessageRows;
 import dev.pginbox.inbox.postgres.internal.MessageWriter;
 import dev.pginbox.inbox.postgres.internal.SqlErrors;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -149,26 +146,6 @@ public final class PostgresInbox implements Inbox {
   }
 
   @Override
-  public int replay(Collection<String> eventIds) {
-    Objects.requireNonNull(eventIds, "eventIds");
-    return query(
-        "replay_ids",
-        "replay messages of inbox " + name,
-        q -> q.bindArray("eventIds", String.class, eventIds).mapTo(Integer.class).one());
-  }
-
-  @Override
-  public int replayEventType(String eventType) {
-    if (eventType == null) {
-      throw new InvalidInboxArgumentException("eventType must not be null", name);
-    }
-    return query(
-        "replay_type",
-        "replay event type " + eventType + " of inbox " + name,
-        q -> q.bind("eventType", eventType).mapTo(Integer.class).one());
-  }
-
-  @Override
   public boolean markProcessed(String eventId) {
     return withHandle(jdbi, "mark processed", name, eventId, h -> markProcessed(h, eventId));
   }
@@ -243,15 +220,6 @@ public final class PostgresInbox implements Inbox {
                 .bind("totalWorkers", totalWorkers)
                 .mapTo(Boolean.class)
                 .one());
-  }
-
-  @Override
-  public PurgeResult purge(int batchSize) {
-    return InboxStatements.purge(
-        query(
-            "purge",
-            "purge inbox " + name,
-            q -> q.bind("batchSize", batchSize).mapTo(String.class).one()));
   }
 
   @Override

@@ -5,17 +5,16 @@ import dev.pginbox.inbox.InboxNames;
 import dev.pginbox.inbox.InboxNotFoundException;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
-import dev.pginbox.inbox.OperatorLogEntry;
 import dev.pginbox.inbox.TrackingSpec;
+import dev.pginbox.inbox.operations.OperatorLogEntry;
 import dev.pginbox.inbox.postgres.internal.InboxStatements;
-import dev.pginbox.inbox.postgres.internal.SqlErrors;
+import dev.pginbox.inbox.postgres.internal.JdbiCalls;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
-import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
@@ -252,11 +251,7 @@ public final class PostgresInboxManager implements InboxManager {
   }
 
   private <T> T call(String action, String inbox, HandleCallback<T, Exception> callback) {
-    try {
-      return jdbi.withHandle(callback);
-    } catch (Exception e) {
-      throw SqlErrors.translate(e, action, inbox, null);
-    }
+    return JdbiCalls.withHandle(jdbi, action, inbox, null, callback);
   }
 
   private static int wholeHours(Duration d, String inbox) {
@@ -265,32 +260,5 @@ public final class PostgresInboxManager implements InboxManager {
           "retention must be a non-negative whole number of hours, got " + d, inbox);
     }
     return (int) d.toHours();
-  }
-
-  /** Used by {@link PostgresInbox}: the handle-level entry point shared by both classes. */
-  static <T> T withHandle(
-      Jdbi jdbi,
-      String action,
-      String inbox,
-      String eventId,
-      HandleCallback<T, Exception> callback) {
-    try {
-      return jdbi.withHandle(callback);
-    } catch (Exception e) {
-      throw SqlErrors.translate(e, action, inbox, eventId);
-    }
-  }
-
-  static <T> T inHandle(
-      Handle handle,
-      String action,
-      String inbox,
-      String eventId,
-      HandleCallback<T, Exception> callback) {
-    try {
-      return callback.withHandle(handle);
-    } catch (Exception e) {
-      throw SqlErrors.translate(e, action, inbox, eventId);
-    }
   }
 }

@@ -1,20 +1,20 @@
 package dev.pginbox.inbox.postgres;
 
-import static dev.pginbox.inbox.postgres.PostgresInboxManager.withHandle;
+import static dev.pginbox.inbox.postgres.internal.JdbiCalls.withHandle;
 
-import dev.pginbox.inbox.BlockedAggregate;
-import dev.pginbox.inbox.DeadLetter;
-import dev.pginbox.inbox.DeadLetterSelection;
-import dev.pginbox.inbox.DlqGroup;
-import dev.pginbox.inbox.InboxOperations;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
-import dev.pginbox.inbox.MessageDetail;
-import dev.pginbox.inbox.OperatorLogEntry;
-import dev.pginbox.inbox.PartitionLag;
-import dev.pginbox.inbox.PurgeResult;
-import dev.pginbox.inbox.ThroughputPoint;
-import dev.pginbox.inbox.VacuumState;
-import dev.pginbox.inbox.WorkerInfo;
+import dev.pginbox.inbox.operations.BlockedAggregate;
+import dev.pginbox.inbox.operations.DeadLetter;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.DlqGroup;
+import dev.pginbox.inbox.operations.InboxOperations;
+import dev.pginbox.inbox.operations.MessageDetail;
+import dev.pginbox.inbox.operations.OperatorLogEntry;
+import dev.pginbox.inbox.operations.PartitionLag;
+import dev.pginbox.inbox.operations.PurgeResult;
+import dev.pginbox.inbox.operations.ThroughputPoint;
+import dev.pginbox.inbox.operations.VacuumState;
+import dev.pginbox.inbox.operations.WorkerInfo;
 import dev.pginbox.inbox.postgres.internal.InboxStatements;
 import dev.pginbox.inbox.postgres.internal.OperatorRows;
 import dev.pginbox.inbox.postgres.internal.SqlResources;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
 import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Handle;
@@ -130,7 +131,7 @@ class ClaimOrderTest extends InboxTestSupport {
     assertThat(claimAndCommit("blocking", 10)).isEmpty();
     assertThat(strings("SELECT event_id FROM inbox.next_blocking")).containsExactly("a1");
 
-    assertThat(inbox.replay(List.of("a1"))).isEqualTo(1);
+    assertThat(inbox.operations().replay(DeadLetterSelection.ids(List.of("a1")))).isEqualTo(1);
     assertThat(claimAndCommit("blocking", 10)).containsExactly("a1");
     assertThat(claimAndCommit("blocking", 10)).containsExactly("a2");
   }

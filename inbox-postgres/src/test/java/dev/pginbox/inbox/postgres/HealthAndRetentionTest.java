@@ -5,13 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pginbox.inbox.HealthStatus;
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxOptions;
-import dev.pginbox.inbox.InboxStatus;
 import dev.pginbox.inbox.NewMessage;
-import dev.pginbox.inbox.PurgeResult;
-import dev.pginbox.inbox.VacuumState;
+import dev.pginbox.inbox.operations.HealthStatus;
+import dev.pginbox.inbox.operations.InboxHealth;
+import dev.pginbox.inbox.operations.InboxStatus;
+import dev.pginbox.inbox.operations.PurgeResult;
+import dev.pginbox.inbox.operations.VacuumState;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -232,10 +232,10 @@ class HealthAndRetentionTest extends InboxTestSupport {
         "UPDATE inbox.purged SET retry_count = 1, received_at = now() - interval '3 hours' WHERE event_id IN ('m6','m7')");
     sql("UPDATE inbox.purged SET retry_count = 1 WHERE event_id = 'm8'"); // young dead letter
 
-    assertThat(inbox.purge(3)).isEqualTo(new PurgeResult(3, 0, 0, true));
-    assertThat(inbox.purge(3)).isEqualTo(new PurgeResult(2, 0, 1, true));
-    assertThat(inbox.purge(3)).isEqualTo(new PurgeResult(0, 0, 1, false));
-    assertThat(inbox.purge(3)).isEqualTo(new PurgeResult(0, 0, 0, false));
+    assertThat(inbox.operations().purge(3)).isEqualTo(new PurgeResult(3, 0, 0, true));
+    assertThat(inbox.operations().purge(3)).isEqualTo(new PurgeResult(2, 0, 1, true));
+    assertThat(inbox.operations().purge(3)).isEqualTo(new PurgeResult(0, 0, 1, false));
+    assertThat(inbox.operations().purge(3)).isEqualTo(new PurgeResult(0, 0, 0, false));
     assertThat(strings("SELECT event_id FROM inbox.purged ORDER BY event_id"))
         .containsExactly("m5", "m8", "m9");
   }
@@ -260,7 +260,7 @@ class HealthAndRetentionTest extends InboxTestSupport {
         "UPDATE inbox.dedup SET processed_at = now() - interval '25 hours' WHERE event_id = 'ancient'");
     inbox.markProcessed("fresh");
 
-    assertThat(inbox.purge(100)).isEqualTo(new PurgeResult(1, 1, 0, false));
+    assertThat(inbox.operations().purge(100)).isEqualTo(new PurgeResult(1, 1, 0, false));
     assertThat(
             strings(
                 "SELECT event_id || ':' || coalesce(payload::text, '-') || ':' || coalesce(error, '-')"
@@ -269,7 +269,7 @@ class HealthAndRetentionTest extends InboxTestSupport {
     assertThat(inbox.send(NewMessage.of("old", "t", "a", "{\"secret\":1}")))
         .as("still deduplicated")
         .isFalse();
-    assertThat(inbox.purge(100)).isEqualTo(new PurgeResult(0, 0, 0, false));
+    assertThat(inbox.operations().purge(100)).isEqualTo(new PurgeResult(0, 0, 0, false));
   }
 
   /**
@@ -291,10 +291,10 @@ class HealthAndRetentionTest extends InboxTestSupport {
       try (Statement s = consumer.createStatement()) {
         s.executeQuery("SELECT * FROM inbox.claim_dedup_open(10)").close();
       }
-      assertThat(inbox.purge(100)).isEqualTo(new PurgeResult(0, 0, 0, false));
+      assertThat(inbox.operations().purge(100)).isEqualTo(new PurgeResult(0, 0, 0, false));
       consumer.commit();
     }
-    assertThat(inbox.purge(100)).isEqualTo(new PurgeResult(0, 1, 0, false));
+    assertThat(inbox.operations().purge(100)).isEqualTo(new PurgeResult(0, 1, 0, false));
     assertThat(strings("SELECT coalesce(payload::text, '-') FROM inbox.dedup_open"))
         .containsExactly("-");
   }

@@ -2,10 +2,10 @@ package dev.pginbox.inbox.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pginbox.inbox.DeadLetterSelection;
 import dev.pginbox.inbox.Inbox;
 import dev.pginbox.inbox.NewMessage;
-import dev.pginbox.inbox.OperatorLogEntry;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.OperatorLogEntry;
 import dev.pginbox.inbox.postgres.LoginRoles.Login;
 import java.sql.SQLException;
 import org.junit.jupiter.api.BeforeAll;

@@ -5,17 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pginbox.inbox.BlockedAggregate;
-import dev.pginbox.inbox.BlockedAggregate.Reason;
-import dev.pginbox.inbox.DeadLetter;
-import dev.pginbox.inbox.DeadLetterSelection;
-import dev.pginbox.inbox.DlqGroup;
-import dev.pginbox.inbox.InboxOperations;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.NewMessage;
-import dev.pginbox.inbox.OperatorLogEntry;
-import dev.pginbox.inbox.PartitionLag;
-import dev.pginbox.inbox.WorkerInfo;
+import dev.pginbox.inbox.operations.BlockedAggregate;
+import dev.pginbox.inbox.operations.BlockedAggregate.Reason;
+import dev.pginbox.inbox.operations.DeadLetter;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.DlqGroup;
+import dev.pginbox.inbox.operations.InboxOperations;
+import dev.pginbox.inbox.operations.OperatorLogEntry;
+import dev.pginbox.inbox.operations.PartitionLag;
+import dev.pginbox.inbox.operations.WorkerInfo;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -158,7 +158,7 @@ class OperatorViewsTest extends InboxTestSupport {
     inbox.send(NewMessage.of("x2", "t", "a", null));
     sql("UPDATE inbox.audited SET retry_count = 3, error = 'e'");
     InboxOperations ops = inbox.operations().asActor("bob");
-    assertThat(inbox.replay(List.of("x1"))).isEqualTo(1);
+    assertThat(inbox.operations().replay(DeadLetterSelection.ids(List.of("x1")))).isEqualTo(1);
     assertThat(ops.discard(DeadLetterSelection.ids(List.of("x2")))).isEqualTo(1);
     sql("UPDATE inbox.audited SET processed_at = now() - interval '100 days'");
     // The workers' sweep marks itself and is not an operator action.
@@ -191,7 +191,7 @@ class OperatorViewsTest extends InboxTestSupport {
   void the_audit_keeps_a_bounded_copy_of_huge_arguments() {
     PostgresInbox inbox = manager.createInbox("huge");
     List<String> ids = java.util.stream.IntStream.range(0, 5000).mapToObj(i -> "id-" + i).toList();
-    assertThat(inbox.replay(ids)).isZero();
+    assertThat(inbox.operations().replay(DeadLetterSelection.ids(ids))).isZero();
     OperatorLogEntry entry = inbox.operations().auditLog(1, null).get(0);
     assertThat(entry.arguments()).contains("\"truncated\": true");
     // 5,000 ids are about 50 kB of JSON; the log keeps 8 kB of it (plus JSON escaping).

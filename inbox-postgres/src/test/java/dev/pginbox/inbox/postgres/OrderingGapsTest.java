@@ -6,9 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.NewMessage;
-import dev.pginbox.inbox.OrderingGap;
-import dev.pginbox.inbox.OrderingGap.Issue;
 import dev.pginbox.inbox.TrackingSpec;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.OrderingGap;
+import dev.pginbox.inbox.operations.OrderingGap.Issue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -87,7 +88,7 @@ class OrderingGapsTest extends InboxTestSupport {
             org.assertj.core.groups.Tuple.tuple("A", Issue.OUT_OF_ORDER, "a-late"),
             org.assertj.core.groups.Tuple.tuple("C", Issue.BLOCKED_BY_DEAD_LETTER, "c1"));
 
-    inbox.replay(List.of("c1"));
+    inbox.operations().replay(DeadLetterSelection.ids(List.of("c1")));
     assertThat(inbox.orderingGaps()).extracting(OrderingGap::aggregateId).containsExactly("A");
   }
 

@@ -2,9 +2,9 @@ package dev.pginbox.inbox.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pginbox.inbox.InboxOperations;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.operations.InboxOperations;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

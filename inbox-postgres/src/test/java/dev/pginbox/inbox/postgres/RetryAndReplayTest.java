@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxOptions;
-import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -120,9 +120,14 @@ class RetryAndReplayTest extends InboxTestSupport {
     sql("UPDATE inbox.replay SET error = 'temporary' WHERE event_id = 'failed-once'");
     String before = snapshot("done", "waiting", "failed-once");
 
-    assertThat(inbox.replay(List.of("dead1", "done", "waiting", "missing"))).isEqualTo(1);
-    assertThat(inbox.replayEventType("order")).isEqualTo(1); // dead2 only
-    assertThat(inbox.replayEventType("order")).isZero();
+    assertThat(
+            inbox
+                .operations()
+                .replay(DeadLetterSelection.ids(List.of("dead1", "done", "waiting", "missing"))))
+        .isEqualTo(1);
+    assertThat(inbox.operations().replay(DeadLetterSelection.eventType("order")))
+        .isEqualTo(1); // dead2 only
+    assertThat(inbox.operations().replay(DeadLetterSelection.eventType("order"))).isZero();
     assertThat(snapshot("done", "waiting", "failed-once"))
         .as("processed and pending untouched")
         .isEqualTo(before);
@@ -146,8 +151,6 @@ class RetryAndReplayTest extends InboxTestSupport {
     assertThatThrownBy(
             () -> sql("SELECT inbox.replay_inbox_messages('replay_args', ARRAY['a'], 'order')"))
         .hasMessageContaining("exactly one of p_event_ids and p_event_type");
-    assertThatThrownBy(() -> manager.inbox("replay_args").replayEventType(null))
-        .isInstanceOf(InvalidInboxArgumentException.class);
   }
 
   private static String snapshot(String... ids) {

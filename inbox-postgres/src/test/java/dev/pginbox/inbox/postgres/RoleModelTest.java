@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pginbox.inbox.Inbox;
 import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
 import dev.pginbox.inbox.postgres.LoginRoles.Login;
 import java.sql.SQLException;
 import java.util.List;
@@ -144,8 +145,8 @@ class RoleModelTest extends InboxTestSupport {
     assertThat(inbox.status()).isNotNull();
     assertThat(inbox.deadLetters(100)).extracting(m -> m.eventId()).contains("o-1");
     assertThat(inbox.stats()).isNotEmpty();
-    assertThat(inbox.replay(List.of("o-1"))).isEqualTo(1);
-    assertThat(inbox.purge(100)).isNotNull();
+    assertThat(inbox.operations().replay(DeadLetterSelection.ids(List.of("o-1")))).isEqualTo(1);
+    assertThat(inbox.operations().purge(100)).isNotNull();
 
     operator.isRefused(INSERT.formatted("o-2"));
     operator.isRefused("SELECT inbox.worker_heartbeat('orders', 'w', 4, interval '10 seconds')");

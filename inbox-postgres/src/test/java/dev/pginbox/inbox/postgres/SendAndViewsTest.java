@@ -3,13 +3,13 @@ package dev.pginbox.inbox.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pginbox.inbox.EventTypeStats;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.MarkFailedResult;
 import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.operations.EventTypeStats;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.Collections;

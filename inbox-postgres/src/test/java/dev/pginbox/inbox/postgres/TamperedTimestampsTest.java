@@ -3,9 +3,9 @@ package dev.pginbox.inbox.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.pginbox.inbox.HealthStatus;
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.TrackingSpec;
+import dev.pginbox.inbox.operations.HealthStatus;
+import dev.pginbox.inbox.operations.InboxHealth;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;

@@ -3,15 +3,16 @@ package dev.pginbox.inbox.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pginbox.inbox.HealthStatus;
 import dev.pginbox.inbox.InboxAlreadyExistsException;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.MarkFailedResult;
 import dev.pginbox.inbox.NewMessage;
-import dev.pginbox.inbox.PurgeResult;
 import dev.pginbox.inbox.TrackingSpec;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.HealthStatus;
+import dev.pginbox.inbox.operations.PurgeResult;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -108,8 +109,11 @@ class TrackedTableTest extends InboxTestSupport {
         .extracting(s -> s.eventType() + ":" + s.pending() + "/" + s.processed() + "/" + s.dead())
         .containsExactlyInAnyOrder("invoice:0/0/1", "order:1/1/0");
 
-    assertThat(inbox.replayEventType("order")).as("only dead letters").isZero();
-    assertThat(inbox.replay(List.of(invoice, firstOrder))).isEqualTo(1);
+    assertThat(inbox.operations().replay(DeadLetterSelection.eventType("order")))
+        .as("only dead letters")
+        .isZero();
+    assertThat(inbox.operations().replay(DeadLetterSelection.ids(List.of(invoice, firstOrder))))
+        .isEqualTo(1);
     assertThat(
             strings(
                 "SELECT attempts || ':' || last_error FROM app.incoming_events WHERE msg_id = ?::uuid",
@@ -117,7 +121,7 @@ class TrackedTableTest extends InboxTestSupport {
         .containsExactly("0:still no such customer");
     assertThat(inbox.health().status()).isEqualTo(HealthStatus.HEALTHY);
     assertThat(inbox.status().json()).contains("\"table\": \"app.incoming_events\"");
-    assertThat(inbox.purge(100))
+    assertThat(inbox.operations().purge(100))
         .as("retention is off for tracked tables by default")
         .isEqualTo(new PurgeResult(0, 0, 0, false));
     assertThat(tableDefinition("app.incoming_events")).isEqualTo(before);
@@ -159,7 +163,9 @@ class TrackedTableTest extends InboxTestSupport {
     assertThat(inbox.health().pendingCount()).isEqualTo(1);
     assertThat(inbox.pending(10)).extracting(InboxMessage::eventId).containsExactly("m2");
     // Failures go to the inbox's side table: the table has no columns for them.
-    assertThat(inbox.replay(List.of("m2"))).as("not a dead letter").isZero();
+    assertThat(inbox.operations().replay(DeadLetterSelection.ids(List.of("m2"))))
+        .as("not a dead letter")
+        .isZero();
     assertThat(inbox.markFailed("m2", "first")).isEqualTo(MarkFailedResult.RETRY);
     assertThat(strings("SELECT retry_count || ':' || error FROM inbox.minimal_retry_state"))
         .containsExactly("1:first");

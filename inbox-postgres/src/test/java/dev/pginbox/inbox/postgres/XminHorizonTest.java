@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pginbox.inbox.HealthStatus;
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.operations.HealthStatus;
+import dev.pginbox.inbox.operations.InboxHealth;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,7 +1,7 @@
 package dev.pginbox.inbox.spring;
 
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxManager;
+import dev.pginbox.inbox.operations.InboxHealth;
 import java.util.stream.Stream;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;

@@ -1,10 +1,10 @@
 package dev.pginbox.inbox.spring;
 
-import dev.pginbox.inbox.DeadLetterSelection;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxManager;
-import dev.pginbox.inbox.InboxOperations;
-import dev.pginbox.inbox.PurgeResult;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.InboxOperations;
+import dev.pginbox.inbox.operations.PurgeResult;
 import dev.pginbox.inbox.spring.ReplaySelection.InvalidReplayRequest;
 import java.security.Principal;
 import java.util.Map;

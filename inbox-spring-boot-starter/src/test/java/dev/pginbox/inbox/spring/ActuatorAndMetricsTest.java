@@ -3,9 +3,9 @@ package dev.pginbox.inbox.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.pginbox.inbox.HealthStatus;
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.operations.HealthStatus;
+import dev.pginbox.inbox.operations.InboxHealth;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

@@ -7,8 +7,8 @@ import static org.springframework.security.config.Customizer.withDefaults;
 
 import dev.pginbox.inbox.MessageHandler;
 import dev.pginbox.inbox.NewMessage;
-import dev.pginbox.inbox.OperatorLogEntry;
 import dev.pginbox.inbox.Outcome;
+import dev.pginbox.inbox.operations.OperatorLogEntry;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import dev.pginbox.inbox.testing.TestDatabase;
 import dev.pginbox.inbox.testing.TestPostgres;

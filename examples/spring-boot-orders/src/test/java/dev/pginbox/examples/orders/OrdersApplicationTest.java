@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.InboxManager;
-import dev.pginbox.inbox.OperatorLogEntry;
+import dev.pginbox.inbox.operations.OperatorLogEntry;
 import dev.pginbox.inbox.testing.TestDatabase;
 import dev.pginbox.inbox.testing.TestPostgres;
 import java.nio.charset.StandardCharsets;

@@ -2,12 +2,12 @@ package dev.pginbox.inbox.postgres.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pginbox.inbox.HealthStatus;
 import dev.pginbox.inbox.InboxException;
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxOptions;
-import dev.pginbox.inbox.InboxStatus;
-import dev.pginbox.inbox.PurgeResult;
+import dev.pginbox.inbox.operations.HealthStatus;
+import dev.pginbox.inbox.operations.InboxHealth;
+import dev.pginbox.inbox.operations.InboxStatus;
+import dev.pginbox.inbox.operations.PurgeResult;
 import java.io.IOException;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,14 +1,14 @@
 package dev.pginbox.inbox.postgres.internal;
 
-import dev.pginbox.inbox.BlockedAggregate;
-import dev.pginbox.inbox.DeadLetter;
-import dev.pginbox.inbox.DlqGroup;
-import dev.pginbox.inbox.MessageDetail;
-import dev.pginbox.inbox.OperatorLogEntry;
-import dev.pginbox.inbox.PartitionLag;
-import dev.pginbox.inbox.ThroughputPoint;
-import dev.pginbox.inbox.VacuumState;
-import dev.pginbox.inbox.WorkerInfo;
+import dev.pginbox.inbox.operations.BlockedAggregate;
+import dev.pginbox.inbox.operations.DeadLetter;
+import dev.pginbox.inbox.operations.DlqGroup;
+import dev.pginbox.inbox.operations.MessageDetail;
+import dev.pginbox.inbox.operations.OperatorLogEntry;
+import dev.pginbox.inbox.operations.PartitionLag;
+import dev.pginbox.inbox.operations.ThroughputPoint;
+import dev.pginbox.inbox.operations.VacuumState;
+import dev.pginbox.inbox.operations.WorkerInfo;
 import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;

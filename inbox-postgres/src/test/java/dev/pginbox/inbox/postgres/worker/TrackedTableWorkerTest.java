@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.Outcome;
+import dev.pginbox.inbox.operations.DeadLetterSelection;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.time.Duration;
@@ -136,7 +137,8 @@ class TrackedTableWorkerTest extends WorkerTestSupport {
     }
 
     fixed.set(true);
-    assertThat(manager.inbox(inbox).replay(List.of("2"))).isEqualTo(1);
+    assertThat(manager.inbox(inbox).operations().replay(DeadLetterSelection.ids(List.of("2"))))
+        .isEqualTo(1);
     await()
         .atMost(Duration.ofSeconds(30))
         .until(

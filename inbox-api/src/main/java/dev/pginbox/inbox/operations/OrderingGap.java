@@ -1,4 +1,4 @@
-package dev.pginbox.inbox;
+package dev.pginbox.inbox.operations;
 
 import java.util.Locale;
 

@@ -1,4 +1,4 @@
-package dev.pginbox.inbox;
+package dev.pginbox.inbox.operations;
 
 /**
  * The result of one retention step ({@code inbox.purge_inbox}).

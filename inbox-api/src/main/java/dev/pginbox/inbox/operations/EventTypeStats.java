@@ -1,4 +1,4 @@
-package dev.pginbox.inbox;
+package dev.pginbox.inbox.operations;
 
 /** One row of the {@code <name>_stats} view. {@code eventType} may be null. */
 public record EventTypeStats(

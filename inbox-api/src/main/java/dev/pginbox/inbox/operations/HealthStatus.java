@@ -1,4 +1,4 @@
-package dev.pginbox.inbox;
+package dev.pginbox.inbox.operations;
 
 /** The overall state reported by {@code inbox.inbox_health}. */
 public enum HealthStatus {

@@ -1,5 +1,6 @@
-package dev.pginbox.inbox;
+package dev.pginbox.inbox.operations;
 
+import dev.pginbox.inbox.InvalidInboxArgumentException;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package dev.pginbox.inbox;
+package dev.pginbox.inbox.operations;
 
 /**
  * The result of {@code inbox.inbox_status}: the full JSON document plus its most used numbers.

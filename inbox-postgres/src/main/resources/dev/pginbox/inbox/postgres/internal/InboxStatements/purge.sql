@@ -1,1 +1,0 @@
-SELECT inbox.purge_inbox(:name, :batchSize)::text
