@@ -11,17 +11,17 @@ BEGIN;
 SET LOCAL search_path = pg_catalog, pg_temp;
 -- Re-running prints a NOTICE per existing object otherwise.
 SET LOCAL client_min_messages = warning;
-\ir 000_install_lock.sql
-\ir 001_catalog.sql
-\ir 002_names_and_hashing.sql
-\ir 003_create_inbox.sql
-\ir 004_consume.sql
-\ir 005_operations.sql
-\ir 006_ordering.sql
-\ir 007_priority.sql
-\ir 008_tracking.sql
-\ir 009_workers.sql
-\ir 010_roles.sql
-\ir 011_upgrade.sql
-\ir 012_operator_views.sql
+\ir install_lock.sql
+\ir definitions/catalog_functions.sql
+\ir definitions/names_and_hashing.sql
+\ir definitions/create_inbox.sql
+\ir definitions/consume.sql
+\ir definitions/operations.sql
+\ir definitions/ordering.sql
+\ir definitions/priority.sql
+\ir definitions/tracking.sql
+\ir definitions/workers.sql
+\ir definitions/roles.sql
+\ir rebuild_inboxes.sql
+\ir definitions/operator_views.sql
 COMMIT;

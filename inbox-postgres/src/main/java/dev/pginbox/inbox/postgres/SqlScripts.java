@@ -21,7 +21,7 @@ public final class SqlScripts {
   /** The inbox SQL API, as shipped in this jar. */
   public static final String INBOX_INSTALL_SCRIPT = "dev/pginbox/inbox/sql/inbox/install.sql";
 
-  private static final String INSTALL_LOCK = "dev/pginbox/inbox/sql/inbox/000_install_lock.sql";
+  private static final String INSTALL_LOCK = "dev/pginbox/inbox/sql/inbox/install_lock.sql";
 
   /**
    * Runs every {@code \ir} file of {@code installScript} (a classpath resource) in order, inside
