@@ -41,16 +41,6 @@ BEGIN
 END;
 $$;
 
--- Roles given one kind of access to one inbox by inbox.grant_inbox (the group roles are not listed:
--- they get every inbox).
-CREATE TABLE IF NOT EXISTS inbox.inbox_grants (
-    inbox_name  text NOT NULL REFERENCES inbox.inbox_config ON DELETE CASCADE,
-    role_name   text NOT NULL,
-    kind        text NOT NULL CHECK (kind IN ('producer', 'consumer', 'operator', 'reader')),
-    granted_at  timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (inbox_name, role_name, kind)
-);
-
 -- The group role of a kind.
 CREATE OR REPLACE FUNCTION inbox.group_role(p_kind text)
 RETURNS text
