@@ -447,7 +447,7 @@ CREATE POLICY read_granted_inboxes ON inbox.operator_log FOR SELECT USING (
 
 -- The schema-wide privileges of the group roles and of the roles of inbox.grant_inbox (again on
 -- every install: tables and functions added by an upgrade need them too). The per-inbox ones follow
--- in 011_upgrade.sql, which rebuilds every inbox.
+-- in rebuild_inboxes.sql, for every inbox.
 DO $$
 DECLARE
     v_role text;

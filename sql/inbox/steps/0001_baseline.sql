@@ -107,7 +107,7 @@ BEGIN
         PRIMARY KEY (inbox_name, partition_id)
     );
 
-    -- The lock that serialises catalog changes (inbox.lock_catalog) and installs (000_install_lock.sql):
+    -- The lock that serialises catalog changes (inbox.lock_catalog) and installs (install_lock.sql):
     -- a table without rows or privileges, so that only its owner can lock it. Locking inbox_config
     -- itself let any role that may update a catalog column (consumers, for retention) hold a mode
     -- that blocked create_inbox, by leaving a transaction open after an UPDATE.
