@@ -12,7 +12,8 @@ import org.jdbi.v3.core.Handle;
  * Applies a psql install script ({@code install.sql} with {@code \ir file.sql} lines) from the
  * classpath, so Java installs exactly the files an operator would run with psql. The files run in
  * the caller's transaction; psql-only lines ({@code \set}, {@code BEGIN}, {@code COMMIT}) are
- * skipped because the caller owns the transaction.
+ * skipped because the caller owns the transaction. Every file runs every time: the inbox's one-way
+ * steps skip themselves when its ledger has them (sql/README.md), so nothing here decides which.
  */
 public final class SqlScripts {
 
