@@ -12,7 +12,8 @@ import org.jdbi.v3.core.Handle;
  * Applies a psql install script ({@code install.sql} with {@code \ir file.sql} lines) from the
  * classpath, so Java installs exactly the files an operator would run with psql. The files run in
  * the caller's transaction; psql-only lines ({@code \set}, {@code BEGIN}, {@code COMMIT}) are
- * skipped because the caller owns the transaction.
+ * skipped because the caller owns the transaction. Every file runs every time: the inbox's one-way
+ * steps skip themselves when its ledger has them (sql/README.md), so nothing here decides which.
  */
 public final class SqlScripts {
 
@@ -21,7 +22,7 @@ public final class SqlScripts {
   /** The inbox SQL API, as shipped in this jar. */
   public static final String INBOX_INSTALL_SCRIPT = "dev/pginbox/inbox/sql/inbox/install.sql";
 
-  private static final String INSTALL_LOCK = "dev/pginbox/inbox/sql/inbox/000_install_lock.sql";
+  private static final String INSTALL_LOCK = "dev/pginbox/inbox/sql/inbox/install_lock.sql";
 
   /**
    * Runs every {@code \ir} file of {@code installScript} (a classpath resource) in order, inside

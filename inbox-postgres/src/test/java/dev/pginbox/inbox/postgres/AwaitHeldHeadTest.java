@@ -12,9 +12,9 @@ import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 
 /**
- * inbox.await_held_head (009_workers.sql): a claim on an ordered inbox that came back empty because
- * another transaction holds the heads waits for that transaction, and the order of the aggregate is
- * kept whether the holder commits or rolls back.
+ * inbox.await_held_head (definitions/workers.sql): a claim on an ordered inbox that came back empty
+ * because another transaction holds the heads waits for that transaction, and the order of the
+ * aggregate is kept whether the holder commits or rolls back.
  */
 class AwaitHeldHeadTest extends InboxTestSupport {
 

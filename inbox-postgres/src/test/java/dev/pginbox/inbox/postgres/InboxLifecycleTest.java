@@ -11,11 +11,7 @@ import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.NewMessage;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.NullAndEmptySource;
@@ -207,16 +203,16 @@ class InboxLifecycleTest extends InboxTestSupport {
 
   @Test
   void install_sql_runs_through_psql_twice() throws Exception {
-    Path script = Path.of("..", "sql", "inbox", "install.sql").toAbsolutePath().normalize();
+    Path script = Psql.inboxInstallScript();
     assumeTrue(Files.exists(script), "sql/inbox/install.sql next to the module");
-    assumeTrue(onPath("psql"), "psql is on PATH");
+    assumeTrue(Psql.available(), "psql is on PATH");
     var target = dev.pginbox.inbox.testing.TestPostgres.shared().newDatabase("inbox_psql");
     for (int run = 0; run < 2; run++) {
-      ProcessResult result = psql(target, "-v", "ON_ERROR_STOP=1", "-q", "-f", script.toString());
+      Psql.Result result = Psql.run(target, "-v", "ON_ERROR_STOP=1", "-q", "-f", script.toString());
       assertThat(result.exitCode()).as(result.output()).isZero();
     }
-    ProcessResult created =
-        psql(
+    Psql.Result created =
+        Psql.run(
             target,
             "-v",
             "ON_ERROR_STOP=1",
@@ -226,34 +222,5 @@ class InboxLifecycleTest extends InboxTestSupport {
                 + "ON CONFLICT (event_id) DO NOTHING; SELECT inbox.inbox_health('from_psql') ->> 'pending_count'");
     assertThat(created.exitCode()).as(created.output()).isZero();
     assertThat(created.output().strip()).endsWith("1");
-  }
-
-  private record ProcessResult(int exitCode, String output) {}
-
-  private static ProcessResult psql(dev.pginbox.inbox.testing.TestDatabase db, String... args)
-      throws Exception {
-    // jdbc:postgresql://host:port/db?params -> a libpq URI; the password travels in the
-    // environment.
-    String uri = "postgresql://" + db.jdbcUrl().substring("jdbc:postgresql://".length());
-    if (db.user() != null && !uri.contains("user=")) {
-      uri += (uri.contains("?") ? "&" : "?") + "user=" + db.user();
-    }
-    List<String> command = new ArrayList<>(List.of("psql", "-X", "-d", uri));
-    command.addAll(Arrays.asList(args));
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
-    if (db.password() != null) {
-      pb.environment().put("PGPASSWORD", db.password());
-    }
-    Process p = pb.start();
-    String output = new String(p.getInputStream().readAllBytes());
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    return new ProcessResult(p.exitValue(), output);
-  }
-
-  private static boolean onPath(String program) {
-    String path = System.getenv("PATH");
-    return path != null
-        && Arrays.stream(path.split(java.io.File.pathSeparator))
-            .anyMatch(dir -> Files.isExecutable(Path.of(dir, program)));
   }
 }

@@ -10,7 +10,7 @@ import org.jdbi.v3.core.Handle;
 import org.junit.jupiter.api.Test;
 
 /**
- * inbox.lease_guard_buckets (009_workers.sql), the lease guard that runs inside every claim
+ * inbox.lease_guard_buckets (definitions/workers.sql), the lease guard that runs inside every claim
  * statement of a worker with automatic partitions: it passes the worker's buckets through while
  * every lease it believes it holds is still its own, narrows them to the partitions it still holds
  * when a lease moved since its heartbeat, and hands back no bucket when none is left (the claim

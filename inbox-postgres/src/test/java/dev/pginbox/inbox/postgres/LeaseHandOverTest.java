@@ -10,12 +10,12 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
- * inbox.worker_heartbeat (009_workers.sql) tells the other workers on the lease channel when to
- * beat, and hands a surplus partition over while its owner keeps claiming: a surplus that one of
- * the owner's claim transactions is using cannot be given up at once, but its lease ends at that
- * heartbeat, so the worker below its share takes it at its own next heartbeat once the claim has
- * ended, not one heartbeat of the owner later. A partition is still never claimed by two workers at
- * once.
+ * inbox.worker_heartbeat (definitions/workers.sql) tells the other workers on the lease channel
+ * when to beat, and hands a surplus partition over while its owner keeps claiming: a surplus that
+ * one of the owner's claim transactions is using cannot be given up at once, but its lease ends at
+ * that heartbeat, so the worker below its share takes it at its own next heartbeat once the claim
+ * has ended, not one heartbeat of the owner later. A partition is still never claimed by two
+ * workers at once.
  */
 class LeaseHandOverTest extends InboxTestSupport {
 

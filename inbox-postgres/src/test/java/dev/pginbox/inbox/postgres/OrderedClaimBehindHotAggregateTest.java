@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The ordered claim when the front of the claim order is one aggregate's long queue: the claim
  * walks a bounded window of the claim order, then falls back to the aggregates' heads (claim_<name>
- * in 003_create_inbox.sql). The window is 2 * limit + 100 messages, so a queue of a few hundred
- * messages of one aggregate exercises the fallback.
+ * in definitions/create_inbox.sql). The window is 2 * limit + 100 messages, so a queue of a few
+ * hundred messages of one aggregate exercises the fallback.
  */
 class OrderedClaimBehindHotAggregateTest extends InboxTestSupport {
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * claim_&lt;name&gt;(..., p_per_aggregate): an ordered claim that takes, behind each head, the
  * messages that follow it in its aggregate (ordered_claim_followers_template in
- * 003_create_inbox.sql). Every chain must stop where taking the next message could hand an
+ * definitions/create_inbox.sql). Every chain must stop where taking the next message could hand an
  * aggregate over out of order or twice.
  */
 class OrderedClaimFollowersTest extends InboxTestSupport {

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * messages, and it gets every head of its share from the window. Such a claim used to probe every
  * message of its window for an earlier one of its aggregate, test the window again for phase 2 and
  * enumerate every aggregate's head, finding nothing new, on every claim (claim_&lt;name&gt; in
- * 003_create_inbox.sql; docs/performance.md, "Ordered claim").
+ * definitions/create_inbox.sql; docs/performance.md, "Ordered claim").
  */
 class OrderedClaimShareTest extends InboxTestSupport {
 

@@ -17,8 +17,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The ordered claim hands out only aggregate heads, whatever its window holds (claim_&lt;name&gt;
- * in 003_create_inbox.sql; also count_waiting's count). These tests try to make it hand out a
- * message that is not its aggregate's head: sequences out of arrival order, dead and backing-off
+ * in definitions/create_inbox.sql; also count_waiting's count). These tests try to make it hand out
+ * a message that is not its aggregate's head: sequences out of arrival order, dead and backing-off
  * heads, a later priority before an earlier sequence, two claims side by side with random limits,
  * commits and rollbacks; after every claim each message handed out is checked against the
  * definition of a head in the state committed before it.

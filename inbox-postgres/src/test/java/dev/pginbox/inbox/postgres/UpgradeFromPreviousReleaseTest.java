@@ -2,9 +2,11 @@ package dev.pginbox.inbox.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pginbox.inbox.testing.TestDatabase;
 import dev.pginbox.inbox.testing.TestPostgres;
+import java.nio.file.Files;
 import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Handle;
@@ -15,8 +17,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Installs the SQL API of release 0.1.0 (kept verbatim under {@code upgrade/0.1.0}), fills inboxes
  * of every kind with messages in every state, re-installs today's SQL over it and checks that the
- * messages survived and that every inbox behaves as a new one would, on objects of today's
- * generators.
+ * messages survived, that the upgrade went through the ledger of steps ({@code inbox.schema_steps},
+ * which 0.1.0 did not have) and that every inbox behaves as a new one would, on objects of today's
+ * generators. The same upgrade through psql and {@code install.sql} is checked on a database of its
+ * own.
  */
 class UpgradeFromPreviousReleaseTest {
 
@@ -27,6 +31,8 @@ class UpgradeFromPreviousReleaseTest {
   private static Jdbi jdbi;
   private static List<Map<String, Object>> messagesBefore;
   private static List<Map<String, Object>> messagesAfter;
+  private static List<Map<String, Object>> ledgerAfterFirstInstall;
+  private static List<Map<String, Object>> ledgerAfterSecondInstall;
 
   @BeforeAll
   static void installPreviousReleaseThenUpgrade() {
@@ -38,8 +44,25 @@ class UpgradeFromPreviousReleaseTest {
     messagesBefore = allMessages();
 
     manager.install();
+    ledgerAfterFirstInstall = ledger(jdbi);
     manager.install(); // a second run over the upgraded database changes nothing
+    ledgerAfterSecondInstall = ledger(jdbi);
     messagesAfter = allMessages();
+  }
+
+  /** The steps these files have, as the ledger records them. */
+  static final List<String> STEPS = List.of("1 baseline", "2 drop_functions_replaced_since_0_1_0");
+
+  private static List<Map<String, Object>> ledger(Jdbi jdbi) {
+    return jdbi.withHandle(
+        h ->
+            h.createQuery("SELECT step, name, applied_at FROM inbox.schema_steps ORDER BY step")
+                .mapToMap()
+                .list());
+  }
+
+  private static List<String> steps(List<Map<String, Object>> ledger) {
+    return ledger.stream().map(row -> row.get("step") + " " + row.get("name")).toList();
   }
 
   /** Through the 0.1.0 SQL API only. */
@@ -122,6 +145,68 @@ class UpgradeFromPreviousReleaseTest {
   void messages_survive_the_upgrade_unchanged() {
     assertThat(messagesBefore).hasSize(3 * 5 + 4 + 4);
     assertThat(messagesAfter).isEqualTo(messagesBefore);
+  }
+
+  @Test
+  void the_upgrade_applies_every_step_once_and_records_it() {
+    assertThat(steps(ledgerAfterFirstInstall)).isEqualTo(STEPS);
+    // The second install found every step in the ledger: no step ran again.
+    assertThat(ledgerAfterSecondInstall).isEqualTo(ledgerAfterFirstInstall);
+    assertThat(one("SELECT inbox.schema_version()", Integer.class)).isEqualTo(STEPS.size());
+  }
+
+  @Test
+  void install_sql_upgrades_a_database_of_0_1_0_through_the_ledger() throws Exception {
+    assumeTrue(Files.exists(Psql.inboxInstallScript()), "sql/inbox/install.sql next to the module");
+    assumeTrue(Psql.available(), "psql is on PATH");
+    TestDatabase database = TestPostgres.shared().newDatabase("inbox_upgrade_psql");
+    Jdbi db = PostgresInboxManager.create(database.dataSource()).jdbi();
+    db.useHandle(h -> SqlScripts.install(h, "upgrade/0.1.0/install.sql"));
+    db.useHandle(
+        h -> {
+          h.execute("SELECT inbox.create_inbox('by_psql')");
+          h.execute("INSERT INTO inbox.by_psql (event_id, event_type) VALUES ('kept', 't')");
+        });
+
+    Psql.Result first =
+        Psql.run(
+            database, "-v", "ON_ERROR_STOP=1", "-q", "-f", Psql.inboxInstallScript().toString());
+    assertThat(first.exitCode()).as(first.output()).isZero();
+    List<Map<String, Object>> ledgerFirst = ledger(db);
+    Psql.Result second =
+        Psql.run(
+            database, "-v", "ON_ERROR_STOP=1", "-q", "-f", Psql.inboxInstallScript().toString());
+    assertThat(second.exitCode()).as(second.output()).isZero();
+
+    assertThat(steps(ledgerFirst)).isEqualTo(STEPS);
+    assertThat(ledger(db)).isEqualTo(ledgerFirst);
+    List<String> claimed =
+        db.inTransaction(
+            h ->
+                h.createQuery("SELECT event_id FROM inbox.claim_by_psql(10)")
+                    .mapTo(String.class)
+                    .list());
+    assertThat(claimed).containsExactly("kept");
+    Integer objectsVersion =
+        db.withHandle(
+            h ->
+                h.select(
+                        "SELECT objects_version FROM inbox.inbox_config WHERE inbox_name = 'by_psql'")
+                    .mapTo(Integer.class)
+                    .one());
+    assertThat(objectsVersion).isEqualTo(STEPS.size());
+  }
+
+  @Test
+  void installing_over_a_database_with_a_later_step_is_refused_and_changes_nothing() {
+    TestDatabase database = TestPostgres.shared().newDatabase("inbox_newer");
+    PostgresInboxManager newer = PostgresInboxManager.create(database.dataSource());
+    newer.install();
+    newer.jdbi().useHandle(h -> h.execute("INSERT INTO inbox.schema_steps VALUES (99, 'future')"));
+
+    assertThatThrownBy(newer::install)
+        .hasMessageContaining("schema version 99, newer than these files");
+    assertThat(steps(ledger(newer.jdbi()))).last().isEqualTo("99 future");
   }
 
   @Test

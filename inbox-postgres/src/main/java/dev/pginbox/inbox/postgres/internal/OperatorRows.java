@@ -18,7 +18,10 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Rows of the operator functions ({@code sql/inbox/011_operator_views.sql}) read into records. */
+/**
+ * Rows of the operator functions ({@code sql/inbox/definitions/operator_views.sql}) read into
+ * records.
+ */
 public final class OperatorRows {
 
   /** Reads the current row. */

@@ -1,8 +1,8 @@
 -- Operator views: what is stuck and why (blocked aggregates, lag per partition), who works on an
 -- inbox (workers), failures grouped by error, and the audit trail of operator actions.
 -- Every function pins its search_path; object names are schema-qualified all the same. The
--- tables (operator_log, inbox_worker_registry) and the audit log's writer are in 001_catalog.sql,
--- so that 010_roles.sql can grant them.
+-- tables (operator_log, inbox_worker_registry) are made by steps/0001_baseline.sql and the audit
+-- log's writer is in catalog_functions.sql, so that roles.sql can grant them.
 
 -- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
 -- others may create in public never take part (docs/security.md). install.sql sets it too.

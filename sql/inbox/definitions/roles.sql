@@ -41,16 +41,6 @@ BEGIN
 END;
 $$;
 
--- Roles given one kind of access to one inbox by inbox.grant_inbox (the group roles are not listed:
--- they get every inbox).
-CREATE TABLE IF NOT EXISTS inbox.inbox_grants (
-    inbox_name  text NOT NULL REFERENCES inbox.inbox_config ON DELETE CASCADE,
-    role_name   text NOT NULL,
-    kind        text NOT NULL CHECK (kind IN ('producer', 'consumer', 'operator', 'reader')),
-    granted_at  timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (inbox_name, role_name, kind)
-);
-
 -- The group role of a kind.
 CREATE OR REPLACE FUNCTION inbox.group_role(p_kind text)
 RETURNS text
@@ -457,7 +447,7 @@ CREATE POLICY read_granted_inboxes ON inbox.operator_log FOR SELECT USING (
 
 -- The schema-wide privileges of the group roles and of the roles of inbox.grant_inbox (again on
 -- every install: tables and functions added by an upgrade need them too). The per-inbox ones follow
--- in 011_upgrade.sql, which rebuilds every inbox.
+-- in rebuild_inboxes.sql, for every inbox.
 DO $$
 DECLARE
     v_role text;

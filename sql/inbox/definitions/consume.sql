@@ -79,12 +79,6 @@ BEGIN
 END;
 $$;
 
--- Replays of dead letters below the claim floors move this counter (inbox.reset_claim_floors);
--- every session's floors start again from the start of their levels when it moves. Its value is
--- no secret (anyone may read it); operators move it.
-CREATE SEQUENCE IF NOT EXISTS inbox.claim_floor_resets;
-GRANT SELECT ON SEQUENCE inbox.claim_floor_resets TO PUBLIC;
-
 -- Called by a replay after its UPDATE of the inbox's table (inbox.advance_claim_floors).
 CREATE OR REPLACE FUNCTION inbox.reset_claim_floors()
 RETURNS void

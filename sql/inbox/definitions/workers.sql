@@ -279,7 +279,7 @@ $$;
 -- only under that row's exclusive lock, tried without waiting. So a lease never moves while a
 -- transaction of its owner is claiming from it, and a worker whose lease moved sees that before
 -- it claims. Row locks, not advisory locks: only roles that may update the lease rows (consumers
--- of the inbox, through the row-level policies of 010_roles.sql) can take them, so no other role
+-- of the inbox, through the row-level policies of roles.sql) can take them, so no other role
 -- can stall the protocol. Transaction-level only: this works through PgBouncer transaction pooling.
 -- A lease renewal (UPDATE of lease_expires_at, FOR NO KEY UPDATE) does not conflict with KEY SHARE,
 -- so heartbeats never wait for claims.
