@@ -55,41 +55,181 @@ BEGIN
 END;
 $$;
 
--- The arrival order of an inbox's messages over alias m: seq for a managed inbox; received_at
--- (when mapped), then the id for a tracked table.
-CREATE OR REPLACE FUNCTION inbox.arrival_order_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT CASE
-        WHEN c.managed THEN 'm.seq'
-        WHEN c.received_at_column IS NULL THEN format('m.%I', c.id_column)
-        ELSE format('m.%I, m.%I', c.received_at_column, c.id_column) END
-$$;
-
--- The claim order over alias m: priority (lower first), then arrival. A managed inbox stores its
--- priority; a tracked table's is computed from the priority map (999 without one).
-CREATE OR REPLACE FUNCTION inbox.queue_order_sql(c inbox.inbox_config)
-RETURNS text
+-- The vocabulary of an inbox: every SQL fragment that says something about its messages, as a
+-- JSON object of name -> SQL text over the alias p_alias (m by default), ready for the
+-- {{placeholders}} of inbox.sql_template. The generators, the views and the operations functions
+-- speak of an inbox only through these names: a managed inbox and a tracked table differ in the
+-- values here, never in the code that uses them. Identifiers are quoted with format('%I'),
+-- literals with format('%L').
+--   table          the inbox's table (schema-qualified, quoted)
+--   function       claim_<name>;  inbox: the inbox's name as a literal;  max_retries
+--   side           a tracked inbox's side table inbox.<name>_retry_state
+--   id, event_type, processed_at, received_at, payload, next_attempt_at: the message's columns
+--                  (processed_at_column: the column alone, for SET)
+--   unprocessed    processed_at IS NULL: waiting, claimed by a transaction still running, or dead
+--   processed      processed_at IS NOT NULL
+--   pending        unprocessed and not dead (backing off included): the <name>_pending view and the
+--                  claim index (a managed inbox's retry counter is used bare so that the partial
+--                  indexes, whose predicates are written the same way, match)
+--   dead           unprocessed, out of retries: the <name>_dlq view and the dead-letter index
+--   claimable      pending and due now: what a claim may take
+--   backing_off    a failed message whose next attempt lies ahead
+--   retries, error the retry count and last error (a tracked table's own columns, else its side
+--                  table inbox.<name>_retry_state, probed by primary key)
+--   bucket, priority, bytes (the payload's stored size): per message, as a claim reads them
+--   arrival_order  seq of a managed inbox; received_at (when mapped), then the id of a tracked one
+--   claim_order    priority (lower first), then arrival
+--   tie            what orders an aggregate's messages of equal sequence: seq, or the id
+--   key            how a claim finds the rows it locked again: ctid, or the id on a partitioned
+--                  table (whose ctids repeat across partitions)
+--   row            the message in the layout of a managed inbox's row (a tracked table's claim and
+--                  listings); resequence: what a replay sets besides the retry state
+--   aggregate, sequence (with ordering): the ordering columns;  head: (tracked, with ordering) the
+--                  condition that the message is its aggregate's head, starting with AND
+-- A name an inbox has no value for (received_at of a table without one) is absent, so a template
+-- that needs it fails instead of generating wrong SQL.
+CREATE OR REPLACE FUNCTION inbox.vocabulary(c inbox.inbox_config, p_alias text DEFAULT 'm')
+RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    a text := p_alias || '.';
+    o inbox.inbox_ordering_config;
     p inbox.inbox_priority_config;
+    v_table text := inbox.inbox_table(c);
+    v_side text := inbox.retry_state_table(c);
+    v_id text := a || quote_ident(c.id_column);
+    v_processed_at text := a || quote_ident(c.processed_at_column);
+    v_unprocessed text := v_processed_at || ' IS NULL';
+    v_received_at text := a || quote_ident(c.received_at_column);  -- NULL without one
+    v_aggregate text;
+    v_sequence text;
+    v_retries text;
+    v_priority text;
+    v_arrival text;
+    v_side_probe text := 'SELECT 1 FROM ' || v_side || ' s WHERE s.message_id = ' || v_id;  -- tracked
+    v jsonb;
 BEGIN
-    IF c.managed THEN
-        RETURN 'm.priority, m.seq';
+    IF p_alias !~ '^[a-z]$' THEN
+        RAISE EXCEPTION 'vocabulary alias must be one lower-case letter, got %', quote_literal(p_alias)
+            USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
     SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = c.inbox_name;
-    IF NOT FOUND THEN
-        -- A bare constant in ORDER BY would be read as a column position: arrival alone.
-        RETURN inbox.arrival_order_sql(c);
+    v_aggregate := a || quote_ident(o.aggregate_column);
+    v_sequence := a || quote_ident(o.sequence_column);
+    v := jsonb_build_object(
+        'table', v_table,
+        'function', format('inbox.%I', 'claim_' || c.inbox_name),
+        'inbox', format('%L', c.inbox_name),
+        'max_retries', c.max_retries,
+        'id', v_id,
+        'event_type', a || quote_ident(c.event_type_column),
+        'processed_at', v_processed_at,
+        'processed_at_column', quote_ident(c.processed_at_column),
+        'received_at', v_received_at,
+        'aggregate', v_aggregate,
+        'sequence', v_sequence,
+        'unprocessed', v_unprocessed,
+        'processed', v_processed_at || ' IS NOT NULL');
+    IF c.managed THEN
+        v_retries := a || 'retry_count';
+        v_arrival := a || 'seq';
+        RETURN jsonb_strip_nulls(v || jsonb_build_object(
+            'payload', a || 'payload',
+            'next_attempt_at', a || 'next_attempt_at',
+            'retries', v_retries,
+            'error', a || 'error',
+            'pending', v_unprocessed || ' AND ' || v_retries || ' < ' || c.max_retries,
+            'dead', v_unprocessed || ' AND ' || v_retries || ' >= ' || c.max_retries,
+            'claimable', v_unprocessed || ' AND ' || v_retries || ' < ' || c.max_retries
+                         || ' AND ' || a || 'next_attempt_at <= now()',
+            'backing_off', a || 'next_attempt_at > now()',
+            'bucket', a || 'bucket',
+            'priority', a || 'priority',
+            'bytes', 'coalesce(pg_column_size(' || a || 'payload), 0)',
+            'arrival_order', v_arrival,
+            'claim_order', a || 'priority, ' || v_arrival,
+            'tie', v_arrival,
+            'key', 'ctid',
+            'row', a || '*',
+            -- Without ordering a replayed message gets a new seq (replay_dead_letters).
+            'resequence', CASE WHEN o.inbox_name IS NULL THEN ', seq = DEFAULT' ELSE '' END));
     END IF;
-    RETURN format('coalesce((%L::jsonb ->> m.%I::text)::integer, %s), %s',
-        p.priority_map, p.priority_column, p.default_priority, inbox.arrival_order_sql(c));
+
+    v_retries := CASE WHEN c.retry_count_column IS NOT NULL THEN 'coalesce(' || a || quote_ident(c.retry_count_column) || ', 0)'
+                      ELSE 'coalesce((SELECT s.retry_count FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || '), 0)' END;
+    v_priority := CASE WHEN p.inbox_name IS NULL THEN '999'
+                       ELSE format('coalesce((%L::jsonb ->> %s%I::text)::integer, %s)', p.priority_map, a,
+                                   p.priority_column, p.default_priority) END;
+    v_arrival := CASE WHEN c.received_at_column IS NULL THEN v_id ELSE v_received_at || ', ' || v_id END;
+    v := v || jsonb_build_object(
+        'side', v_side,
+        'payload', a || quote_ident(c.payload_column),
+        'retries', v_retries,
+        'error', CASE WHEN c.error_column IS NOT NULL THEN a || quote_ident(c.error_column) || '::text'
+                      ELSE '(SELECT s.error FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')' END,
+        'backing_off', 'EXISTS (' || v_side_probe || ' AND s.next_attempt_at > now())',
+        'bucket', CASE WHEN c.aggregate_column IS NULL THEN 'inbox.inbox_bucket(NULL)'
+                       ELSE 'inbox.inbox_bucket(' || a || quote_ident(c.aggregate_column) || '::text)' END,
+        'priority', v_priority,
+        'bytes', CASE WHEN c.payload_column IS NULL THEN '0'
+                      ELSE 'coalesce(pg_column_size(' || a || quote_ident(c.payload_column) || '), 0)' END,
+        'arrival_order', v_arrival,
+        -- A bare constant in ORDER BY would be read as a column position: arrival alone.
+        'claim_order', CASE WHEN p.inbox_name IS NULL THEN v_arrival ELSE v_priority || ', ' || v_arrival END,
+        'tie', v_id,
+        -- A partitioned table's ctids repeat across its partitions.
+        'key', CASE WHEN (SELECT r.relkind FROM pg_class r WHERE r.oid = to_regclass(v_table)) = 'p'
+                    THEN quote_ident(c.id_column) ELSE 'ctid' END,
+        'resequence', '');
+    IF c.retry_count_column IS NULL THEN
+        -- Retries in the side table only: (NOT) EXISTS, run as an anti- or semi-join.
+        v := v || jsonb_build_object(
+            'pending', v_unprocessed || ' AND NOT EXISTS (' || v_side_probe || ' AND s.retry_count >= ' || c.max_retries || ')',
+            'dead', v_unprocessed || ' AND EXISTS (' || v_side_probe || ' AND s.retry_count >= ' || c.max_retries || ')',
+            'claimable', v_unprocessed || ' AND NOT EXISTS (' || v_side_probe
+                         || ' AND (s.next_attempt_at > now() OR s.retry_count >= ' || c.max_retries || '))');
+    ELSE
+        v := v || jsonb_build_object(
+            'pending', v_unprocessed || ' AND ' || v_retries || ' < ' || c.max_retries,
+            'dead', v_unprocessed || ' AND ' || v_retries || ' >= ' || c.max_retries,
+            'claimable', v_unprocessed || ' AND ' || v_retries || ' < ' || c.max_retries
+                         || ' AND NOT EXISTS (' || v_side_probe || ' AND (s.next_attempt_at > now()))');
+    END IF;
+    v := v || jsonb_build_object('row', concat_ws(', ',
+        v_id || '::text', v ->> 'event_type' || '::text', 'NULL::text',
+        coalesce(a || quote_ident(c.aggregate_column) || '::text', 'NULL::text'),
+        coalesce(a || quote_ident(c.payload_column) || '::jsonb', 'NULL::jsonb'),
+        coalesce(v_received_at || '::timestamptz', 'NULL::timestamptz'),
+        v_processed_at || '::timestamptz', v ->> 'error', v_retries || '::integer', 'NULL::text', '0::bigint',
+        v_priority, v ->> 'bucket'));
+    IF o.inbox_name IS NOT NULL THEN
+        -- No unprocessed message of the aggregate, dead and backing-off ones included (as in a
+        -- managed inbox), comes before it by (sequence, id).
+        v := v || jsonb_build_object('head', inbox.sql_template(
+            'AND ({{aggregate}} IS NULL OR NOT EXISTS (SELECT 1 FROM {{table}} e WHERE e.{{aggregate_column}} = {{aggregate}}'
+            ' AND e.{{processed_at_column}} IS NULL AND (e.{{sequence_column}}, e.{{id_column}}) < ({{sequence}}, {{id}})))',
+            v || jsonb_build_object('aggregate_column', quote_ident(o.aggregate_column),
+                'sequence_column', quote_ident(o.sequence_column), 'id_column', quote_ident(c.id_column))));
+    END IF;
+    RETURN jsonb_strip_nulls(v);
 END;
 $$;
+
+-- The arrival order and the claim order of an inbox over alias m (inbox.vocabulary).
+CREATE OR REPLACE FUNCTION inbox.arrival_order_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT inbox.vocabulary(c) ->> 'arrival_order' $$;
+
+CREATE OR REPLACE FUNCTION inbox.queue_order_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT inbox.vocabulary(c) ->> 'claim_order' $$;
 
 -- The table of a managed inbox (create_inbox only; rebuild_inbox_objects adds everything else).
 -- Autovacuum visits it early (1 % of its rows dead) and works through it unthrottled (cost delay
@@ -469,44 +609,32 @@ SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
 AS $$
 DECLARE
-    o inbox.inbox_ordering_config;
-    v_values jsonb := jsonb_build_object(
-        'table', inbox.inbox_table(c),
-        'pending', inbox.state_predicate(c, 'pending'),
-        'dead', inbox.state_predicate(c, 'dead'),
-        'claim_order', inbox.queue_order_sql(c),
-        'arrival_order', inbox.arrival_order_sql(c),
-        'event_type', format('%I', c.event_type_column),
-        'processed_at', format('%I', c.processed_at_column));
+    v jsonb := inbox.vocabulary(c);
 BEGIN
     PERFORM inbox.replace_view(c, c.inbox_name || '_pending', inbox.sql_template(
-        'SELECT m.* FROM {{table}} m WHERE {{pending}} ORDER BY {{claim_order}}', v_values));
+        'SELECT m.* FROM {{table}} m WHERE {{pending}} ORDER BY {{claim_order}}', v));
     PERFORM inbox.replace_view(c, c.inbox_name || '_dlq', inbox.sql_template(
-        'SELECT m.* FROM {{table}} m WHERE {{dead}} ORDER BY {{arrival_order}}', v_values));
+        'SELECT m.* FROM {{table}} m WHERE {{dead}} ORDER BY {{arrival_order}}', v));
     PERFORM inbox.replace_view(c, c.inbox_name || '_stats', inbox.sql_template($v$
-        SELECT m.{{event_type}} AS event_type,
+        SELECT {{event_type}} AS event_type,
                count(*) FILTER (WHERE {{pending}}) AS pending,
-               count(*) FILTER (WHERE m.{{processed_at}} IS NOT NULL) AS processed,
+               count(*) FILTER (WHERE {{processed}}) AS processed,
                count(*) FILTER (WHERE {{dead}}) AS dead,
                count(*) AS total
-        FROM {{table}} m GROUP BY m.{{event_type}}$v$, v_values));
+        FROM {{table}} m GROUP BY {{event_type}}$v$, v));
 
-    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
-    IF NOT FOUND THEN
+    IF v ->> 'aggregate' IS NULL THEN
         PERFORM inbox.replace_view(c, 'next_' || c.inbox_name, NULL);
         RETURN;
     END IF;
     -- The next unprocessed message of every aggregate, dead or backing off included: such a head
     -- blocks its aggregate (see docs/consuming.md). Ties of the sequence go to the earlier arrival
-    -- (seq) of a managed inbox and to the lower id of a tracked table, as in its claim
-    -- (inbox.tracked_head_sql).
+    -- (seq) of a managed inbox and to the lower id of a tracked table, as in its claim (head in
+    -- inbox.vocabulary).
     PERFORM inbox.replace_view(c, 'next_' || c.inbox_name, inbox.sql_template($v$
-        SELECT DISTINCT ON (m.{{aggregate}}) m.* FROM {{table}} m
-        WHERE m.{{processed_at}} IS NULL AND m.{{aggregate}} IS NOT NULL
-        ORDER BY m.{{aggregate}}, m.{{sequence}}, {{tie}}$v$,
-        v_values || jsonb_build_object(
-            'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column),
-            'tie', CASE WHEN c.managed THEN 'm.seq' ELSE format('m.%I', c.id_column) END)));
+        SELECT DISTINCT ON ({{aggregate}}) m.* FROM {{table}} m
+        WHERE {{unprocessed}} AND {{aggregate}} IS NOT NULL
+        ORDER BY {{aggregate}}, {{sequence}}, {{tie}}$v$, v));
 END;
 $$;
 

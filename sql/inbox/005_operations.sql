@@ -5,58 +5,29 @@
 -- others may create in public never take part (docs/security.md). install.sql sets it too.
 SET LOCAL search_path = pg_catalog, pg_temp;
 
--- The retry count and last error of a message over alias m. A managed inbox keeps them in its
--- table. A tracked table keeps them in its own columns when it has them (a nullable counter:
--- NULL = no failure yet) and otherwise in the inbox's side table inbox.<name>_retry_state, read
--- by one primary-key probe per message (inbox.retry_state_table).
+-- The retry count and last error of a message over alias m (inbox.vocabulary). A managed inbox
+-- keeps them in its table. A tracked table keeps them in its own columns when it has them (a
+-- nullable counter: NULL = no failure yet) and otherwise in the inbox's side table
+-- inbox.<name>_retry_state, read by one primary-key probe per message (inbox.retry_state_table).
 CREATE OR REPLACE FUNCTION inbox.retries_sql(c inbox.inbox_config)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT CASE
-        WHEN c.managed THEN 'm.retry_count'
-        WHEN c.retry_count_column IS NOT NULL THEN format('coalesce(m.%I, 0)', c.retry_count_column)
-        ELSE format('coalesce((SELECT s.retry_count FROM %s s WHERE s.message_id = m.%I), 0)',
-                    inbox.retry_state_table(c), c.id_column) END
-$$;
+AS $$ SELECT inbox.vocabulary(c) ->> 'retries' $$;
 
 CREATE OR REPLACE FUNCTION inbox.error_sql(c inbox.inbox_config)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT CASE
-        WHEN c.managed THEN 'm.error'
-        WHEN c.error_column IS NOT NULL THEN format('m.%I::text', c.error_column)
-        ELSE format('(SELECT s.error FROM %s s WHERE s.message_id = m.%I)', inbox.retry_state_table(c), c.id_column) END
-$$;
+AS $$ SELECT inbox.vocabulary(c) ->> 'error' $$;
 
--- The predicates of the message states for an inbox, as SQL over alias m. A managed inbox's retry
--- counter is NOT NULL and used bare so that the partial indexes (whose predicates are written the
--- same way) match. A tracked table without a counter of its own tests the side table with
--- (NOT) EXISTS, which the planner runs as an anti- or semi-join.
+-- The predicates of the message states for an inbox ('pending', 'dead', 'processed'), as SQL over
+-- alias m: the names of inbox.vocabulary, which defines them.
 CREATE OR REPLACE FUNCTION inbox.state_predicate(c inbox.inbox_config, p_state text)
 RETURNS text
-LANGUAGE plpgsql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    v_dead text;
-BEGIN
-    IF p_state = 'processed' THEN
-        RETURN format('m.%I IS NOT NULL', c.processed_at_column);
-    END IF;
-    IF NOT c.managed AND c.retry_count_column IS NULL THEN
-        v_dead := format('EXISTS (SELECT 1 FROM %s s WHERE s.message_id = m.%I AND s.retry_count >= %s)',
-            inbox.retry_state_table(c), c.id_column, c.max_retries);
-        RETURN format('m.%I IS NULL AND %s%s', c.processed_at_column,
-            CASE p_state WHEN 'pending' THEN 'NOT ' ELSE '' END, v_dead);
-    END IF;
-    RETURN format('m.%I IS NULL AND %s %s %s', c.processed_at_column, inbox.retries_sql(c),
-        CASE p_state WHEN 'pending' THEN '<' ELSE '>=' END, c.max_retries);
-END;
-$$;
+AS $$ SELECT inbox.vocabulary(c) ->> p_state $$;
 
 -- The catalog row of an inbox an operator action (replay, discard, purge) acts on, once the caller
 -- may: the actions run as the schema's owner (SECURITY DEFINER), so that they alone write the
@@ -91,10 +62,38 @@ CREATE OR REPLACE FUNCTION inbox.replay_resequence_sql(c inbox.inbox_config)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
+AS $$ SELECT inbox.vocabulary(c) ->> 'resequence' $$;
+
+-- Replays the dead letters p_selection selects (SQL over alias m, the dead test included; $1 the
+-- event ids, $2 the event type, $3 the error group): retry count 0 and due at once, the last error
+-- kept. Both replays (replay_inbox_messages, replay_dlq_group) come here. A managed inbox's
+-- replayed messages get a new seq without ordering (resequence in inbox.vocabulary); with ordering
+-- they keep it, and the claim floors, which have passed it, start again from the start of their
+-- levels (inbox.reset_claim_floors). A tracked table's retry state is its columns and side table
+-- (inbox.tracked_replay). Returns how many.
+CREATE OR REPLACE FUNCTION inbox.replay_dead_letters(c inbox.inbox_config, p_selection text, p_event_ids text[],
+                                                     p_event_type text, p_error text DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT CASE WHEN c.managed AND NOT EXISTS (SELECT 1 FROM inbox.inbox_ordering_config o
-                                               WHERE o.inbox_name = c.inbox_name)
-                THEN ', seq = DEFAULT' ELSE '' END
+DECLARE
+    v jsonb;
+    v_count integer;
+BEGIN
+    IF NOT c.managed THEN
+        RETURN inbox.tracked_replay(c, p_selection, p_event_ids, p_event_type, p_error);
+    END IF;
+    v := inbox.vocabulary(c) || jsonb_build_object('selection', p_selection);
+    EXECUTE inbox.sql_template(
+        'UPDATE {{table}} m SET retry_count = 0, next_attempt_at = ''-infinity''{{resequence}} WHERE {{selection}}', v)
+        USING p_event_ids, p_event_type, p_error;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    IF v_count > 0 AND v ->> 'resequence' = '' THEN
+        PERFORM inbox.reset_claim_floors();
+    END IF;
+    RETURN v_count;
+END;
 $$;
 
 -- Replays dead letters: retry_count = 0 and next_attempt_at = -infinity (a tracked table's in
@@ -122,17 +121,8 @@ BEGIN
     v_selector := CASE WHEN p_event_ids IS NOT NULL
         THEN format('m.%I = ANY ($1::%s[])', c.id_column, inbox.id_type(c))
         ELSE format('m.%I = $2', c.event_type_column) END;
-    IF c.managed THEN
-        EXECUTE format('UPDATE %s m SET retry_count = 0, next_attempt_at = ''-infinity''%s WHERE %s AND %s',
-            inbox.inbox_table(c), inbox.replay_resequence_sql(c), v_selector, inbox.state_predicate(c, 'dead'))
-            USING p_event_ids, p_event_type;
-        GET DIAGNOSTICS v_count = ROW_COUNT;
-        IF v_count > 0 AND inbox.replay_resequence_sql(c) = '' THEN
-            PERFORM inbox.reset_claim_floors();
-        END IF;
-    ELSE
-        v_count := inbox.tracked_replay(c, v_selector, p_event_ids, p_event_type);
-    END IF;
+    v_count := inbox.replay_dead_letters(c, v_selector || ' AND ' || inbox.state_predicate(c, 'dead'),
+        p_event_ids, p_event_type);
     PERFORM inbox.log_operator_action('replay', p_inbox,
         jsonb_strip_nulls(jsonb_build_object('event_ids', p_event_ids, 'event_type', p_event_type)), v_count);
     RETURN v_count;

@@ -269,75 +269,34 @@ $$;
 -- and not backing off. The side table is probed by primary key (an anti-join).
 CREATE OR REPLACE FUNCTION inbox.tracked_claimable_sql(c inbox.inbox_config)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT format('m.%1$I IS NULL%2$s AND NOT EXISTS (SELECT 1 FROM %3$s s WHERE s.message_id = m.%4$I'
-                  ' AND (s.next_attempt_at > now()%5$s))',
-        c.processed_at_column,
-        CASE WHEN c.retry_count_column IS NULL THEN ''
-             ELSE format(' AND coalesce(m.%I, 0) < %s', c.retry_count_column, c.max_retries) END,
-        inbox.retry_state_table(c), c.id_column,
-        CASE WHEN c.retry_count_column IS NULL THEN format(' OR s.retry_count >= %s', c.max_retries) ELSE '' END)
-$$;
+AS $$ SELECT inbox.vocabulary(c) ->> 'claimable' $$;
 
 -- The partition bucket of a tracked table's message over alias m, computed from its aggregate
 -- column (no stored column: the table is never altered); without one, the bucket of NULL.
 CREATE OR REPLACE FUNCTION inbox.tracked_bucket_sql(c inbox.inbox_config)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT CASE WHEN c.aggregate_column IS NULL THEN 'inbox.inbox_bucket(NULL)'
-                ELSE format('inbox.inbox_bucket(m.%I::text)', c.aggregate_column) END
-$$;
+AS $$ SELECT inbox.vocabulary(c) ->> 'bucket' $$;
 
 -- A tracked table's message over alias m in the layout of a managed inbox's row (the columns the
 -- workers and inbox_messages read); columns the table does not map are NULL, seq 0.
 CREATE OR REPLACE FUNCTION inbox.tracked_row_sql(c inbox.inbox_config)
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    p inbox.inbox_priority_config;
-BEGIN
-    SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = c.inbox_name;
-    RETURN format('m.%I::text, m.%I::text, NULL::text, %s, %s, %s, m.%I::timestamptz, %s, %s::integer, NULL::text, '
-                  '0::bigint, %s, %s',
-        c.id_column, c.event_type_column,
-        CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
-        CASE WHEN c.payload_column IS NULL THEN 'NULL::jsonb' ELSE format('m.%I::jsonb', c.payload_column) END,
-        CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz'
-             ELSE format('m.%I::timestamptz', c.received_at_column) END,
-        c.processed_at_column, inbox.error_sql(c), inbox.retries_sql(c),
-        CASE WHEN p.inbox_name IS NULL THEN '999'
-             ELSE format('coalesce((%L::jsonb ->> m.%I::text)::integer, %s)', p.priority_map, p.priority_column,
-                         p.default_priority) END,
-        inbox.tracked_bucket_sql(c));
-END;
-$$;
+AS $$ SELECT inbox.vocabulary(c) ->> 'row' $$;
 
 -- With ordering, the condition (over alias m, starting with AND) that a tracked table's message is
 -- the head of its aggregate: no unprocessed message of the aggregate, dead and backing-off ones
 -- included (as in a managed inbox), comes before it by (sequence, id). Empty without ordering.
 CREATE OR REPLACE FUNCTION inbox.tracked_head_sql(c inbox.inbox_config)
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    o inbox.inbox_ordering_config;
-BEGIN
-    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
-    IF NOT FOUND THEN
-        RETURN '';
-    END IF;
-    RETURN format('AND (m.%1$I IS NULL OR NOT EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = m.%1$I'
-                  ' AND e.%3$I IS NULL AND (e.%4$I, e.%5$I) < (m.%4$I, m.%5$I)))',
-        o.aggregate_column, inbox.inbox_table(c), c.processed_at_column, o.sequence_column, c.id_column);
-END;
-$$;
+AS $$ SELECT coalesce(inbox.vocabulary(c) ->> 'head', '') $$;
 
 -- claim_<name> of a tracked table: the same contract as a managed inbox's (SKIP LOCKED, marks
 -- processed_at in the caller's transaction, priority then arrival order, p_buckets, only the head
@@ -481,8 +440,9 @@ BEGIN
 END;
 $$;
 
--- Replays a tracked table's dead letters selected by p_selector (over alias m; $1 ids, $2 type,
--- $3 error group): retry count 0 and due at once. Returns how many.
+-- Replays a tracked table's dead letters selected by p_selector (over alias m, the dead test
+-- included; $1 ids, $2 type, $3 error group): retry count 0 and due at once, in the table's
+-- retry column where it has one and in the side table (inbox.replay_dead_letters). Returns how many.
 CREATE OR REPLACE FUNCTION inbox.tracked_replay(c inbox.inbox_config, p_selector text, p_event_ids text[],
                                                 p_event_type text, p_error text DEFAULT NULL)
 RETURNS integer
@@ -492,8 +452,8 @@ AS $$
 DECLARE
     v_ids text[];
 BEGIN
-    EXECUTE format('SELECT coalesce(array_agg(m.%I::text), ''{}'') FROM (SELECT m.%I FROM %s m WHERE %s AND %s FOR UPDATE OF m) m',
-        c.id_column, c.id_column, inbox.inbox_table(c), p_selector, inbox.state_predicate(c, 'dead'))
+    EXECUTE format('SELECT coalesce(array_agg(m.%I::text), ''{}'') FROM (SELECT m.%I FROM %s m WHERE %s FOR UPDATE OF m) m',
+        c.id_column, c.id_column, inbox.inbox_table(c), p_selector)
         INTO v_ids USING p_event_ids, p_event_type, p_error;
     IF c.retry_count_column IS NOT NULL THEN
         EXECUTE format('UPDATE %s m SET %I = 0 WHERE m.%I = ANY ($1::%s[])',

@@ -763,18 +763,8 @@ DECLARE
     c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
     v_count integer;
 BEGIN
-    IF c.managed THEN
-        EXECUTE format('UPDATE %s m SET retry_count = 0, next_attempt_at = ''-infinity''%s WHERE %s',
-            inbox.inbox_table(c), inbox.replay_resequence_sql(c), inbox.dead_selection_sql(c, false, p_error IS NOT NULL))
-            USING NULL::text[], p_event_type, p_error;
-        GET DIAGNOSTICS v_count = ROW_COUNT;
-        IF v_count > 0 AND inbox.replay_resequence_sql(c) = '' THEN
-            PERFORM inbox.reset_claim_floors();  -- an ordered inbox keeps the seq
-        END IF;
-    ELSE
-        v_count := inbox.tracked_replay(c, inbox.dead_selection_sql(c, false, p_error IS NOT NULL),
-            NULL, p_event_type, p_error);
-    END IF;
+    v_count := inbox.replay_dead_letters(c, inbox.dead_selection_sql(c, false, p_error IS NOT NULL),
+        NULL, p_event_type, p_error);
     PERFORM inbox.log_operator_action('replay', p_inbox,
         jsonb_build_object('event_type', p_event_type, 'error_group', p_error), v_count);
     RETURN v_count;
