@@ -152,7 +152,7 @@ DECLARE
     v_key text := 'pginbox_floor.' || p_inbox;
     v_s text[] := string_to_array(current_setting(v_key, true), ';');
     v_now bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
-    -- The same text as the claim's (plain_claim_template).
+    -- The same text as the claim's (generated_claim_floors).
     v_mask text := coalesce(p_mask::text, '') || '@' || p_levels::text;
     -- How often a session sweeps (the setting inbox.claim_floor_sweep_seconds, 1..3600; 30 s).
     v_sweep_ms bigint := 1000 * least(greatest(

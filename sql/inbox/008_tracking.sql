@@ -300,69 +300,27 @@ AS $$ SELECT coalesce(inbox.vocabulary(c) ->> 'head', '') $$;
 
 -- claim_<name> of a tracked table: the same contract as a managed inbox's (SKIP LOCKED, marks
 -- processed_at in the caller's transaction, priority then arrival order, p_buckets, only the head
--- of each aggregate with ordering), returning rows in the managed layout (tracked_row_sql). The
--- claim walks the table's own indexes: the inbox adds none, so a large table wants an index that
--- serves the claim order over unprocessed rows (docs/consuming.md). With ordering, every candidate
--- is tested for an earlier unprocessed message of its aggregate (an index on (aggregate, sequence)
--- of the user's makes that a probe).
--- The marked rows are found again by ctid (a TID scan), or by id on a partitioned table, whose
--- ctids repeat across partitions. Placeholders: see the jsonb below.
-CREATE OR REPLACE FUNCTION inbox.rebuild_tracked_claim_function(c inbox.inbox_config)
-RETURNS void
-LANGUAGE plpgsql
+-- of each aggregate with ordering), returning rows in the managed layout (row in inbox.vocabulary),
+-- from the claim skeleton (inbox.claim_skeleton) with this pick. The claim walks the table's own
+-- indexes: the inbox adds none, so a large table wants an index that serves the claim order over
+-- unprocessed rows (docs/consuming.md). With ordering, every candidate is tested for an earlier
+-- unprocessed message of its aggregate (an index on (aggregate, sequence) of the user's makes that
+-- a probe). The marked rows are found again by their key (ctid, or the id on a partitioned table).
+-- The byte budget as in a managed inbox's claim: the prefix of the locked rows, in claim order,
+-- whose payloads fit, at least one. Placeholders: the names of inbox.vocabulary, over m and
+-- (prefixed) over the updated row u.
+CREATE OR REPLACE FUNCTION inbox.tracked_claim_pick()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    v_table text := inbox.inbox_table(c);
-    v_key text := CASE WHEN (SELECT r.relkind FROM pg_class r WHERE r.oid = v_table::regclass) = 'p'
-                       THEN format('%I', c.id_column) ELSE 'ctid' END;
-    v_old text;
-BEGIN
-    -- The signature of a managed inbox's claim, so the worker calls both alike; the skip-top turn
-    -- and several messages per aggregate are not applied to tracked tables (docs/consuming.md). An
-    -- overload with fewer arguments would make calls ambiguous.
-    FOREACH v_old IN ARRAY ARRAY['integer, integer[]', 'integer, integer[], bigint, boolean'] LOOP
-        IF to_regprocedure(format('inbox.%I(%s)', 'claim_' || c.inbox_name, v_old)) IS NOT NULL THEN
-            EXECUTE format('DROP FUNCTION inbox.%I(%s)', 'claim_' || c.inbox_name, v_old);
-        END IF;
-    END LOOP;
-    EXECUTE inbox.sql_template($t$
-        CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL,
-                                                p_max_bytes bigint DEFAULT NULL,
-                                                p_skip_top_priority boolean DEFAULT false,
-                                                p_per_aggregate integer DEFAULT 1)
-        RETURNS TABLE (event_id text, event_type text, source text, aggregate_id text, payload jsonb,
-                       received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
-                       trace_id text, seq bigint, priority integer, bucket integer)
-        LANGUAGE plpgsql
-        SET search_path = pg_catalog, pg_temp
-        SET jit = off
-        AS $body$
-        #variable_conflict use_column
-        DECLARE
-            v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
-        BEGIN
-            IF p_limit IS NULL OR p_limit < 1 THEN
-                RAISE EXCEPTION 'claim limit must be at least 1, got %', coalesce(p_limit::text, 'NULL')
-                    USING ERRCODE = 'invalid_parameter_value';
-            END IF;
-            IF p_max_bytes < 1 THEN
-                RAISE EXCEPTION 'claim byte budget must be at least 1, got %', p_max_bytes
-                    USING ERRCODE = 'invalid_parameter_value';
-            END IF;
-            IF p_per_aggregate IS NULL OR p_per_aggregate < 1 THEN
-                RAISE EXCEPTION 'messages per aggregate must be at least 1, got %', coalesce(p_per_aggregate::text, 'NULL')
-                    USING ERRCODE = 'invalid_parameter_value';
-            END IF;
-            IF EXISTS (SELECT 1 FROM inbox.inbox_config k WHERE k.inbox_name = {{inbox}} AND k.paused_at IS NOT NULL) THEN
+AS $h$ SELECT jsonb_build_object('declarations', '',
+    'start', $t$IF EXISTS (SELECT 1 FROM inbox.inbox_config k WHERE k.inbox_name = {{inbox}} AND k.paused_at IS NOT NULL) THEN
                 RETURN;  -- paused (inbox.pause_inbox)
-            END IF;
-            RETURN QUERY
+            END IF;$t$,
+    'pick', $t$RETURN QUERY
             WITH claimed AS (
-                UPDATE {{table}} u SET {{processed_at}} = now()
+                UPDATE {{table}} u SET {{processed_at_column}} = now()
                 WHERE u.{{key}} = ANY (ARRAY(
-                    -- The byte budget as in a managed inbox's claim (generated_claim_header): the
-                    -- prefix of the locked rows, in claim order, whose payloads fit, at least one.
                     SELECT l.k FROM (
                         SELECT l.k, row_number() OVER w AS n, sum(l.bytes) OVER w AS upto
                         FROM (SELECT m.{{key}} AS k, ROW({{claim_order}}) AS ord, {{bytes}} AS bytes
@@ -375,26 +333,30 @@ BEGIN
                               FOR UPDATE OF m SKIP LOCKED) l
                         WINDOW w AS (ORDER BY l.ord ROWS UNBOUNDED PRECEDING)) l
                     WHERE p_max_bytes IS NULL OR l.n = 1 OR l.upto <= p_max_bytes))
-                  AND num_nulls(u.{{processed_at}}) = 1
+                  AND {{u.still_unprocessed}}
                 RETURNING u.*
             )
-            SELECT {{row}} FROM claimed m ORDER BY {{claim_order}};
-        END;
-        $body$
-        $t$,
-        jsonb_build_object(
-            'function', format('inbox.%I', 'claim_' || c.inbox_name),
-            'inbox', quote_literal(c.inbox_name),
-            'table', v_table,
-            'key', v_key,
-            'processed_at', format('%I', c.processed_at_column),
-            'claimable', inbox.tracked_claimable_sql(c),
-            'bucket', inbox.tracked_bucket_sql(c),
-            'bytes', CASE WHEN c.payload_column IS NULL THEN '0'
-                          ELSE format('coalesce(pg_column_size(m.%I), 0)', c.payload_column) END,
-            'head', inbox.tracked_head_sql(c),
-            'claim_order', inbox.queue_order_sql(c),
-            'row', inbox.tracked_row_sql(c)));
+            SELECT {{row}} FROM claimed m ORDER BY {{claim_order}};$t$) $h$;
+
+-- The signature of a managed inbox's claim, so the worker calls both alike; the skip-top turn and
+-- several messages per aggregate are not applied to tracked tables (docs/consuming.md). No
+-- planner settings but JIT (off, as in a managed inbox's claim): the claim walks the user's
+-- indexes, whatever they are.
+CREATE OR REPLACE FUNCTION inbox.rebuild_tracked_claim_function(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v jsonb := inbox.vocabulary(c);
+BEGIN
+    PERFORM inbox.create_claim_function(v || inbox.vocabulary_over(c, ARRAY['u']) || jsonb_build_object(
+        'returns', 'TABLE (event_id text, event_type text, source text, aggregate_id text, payload jsonb,
+                       received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
+                       trace_id text, seq bigint, priority integer, bucket integer)',
+        'settings', 'SET jit = off',
+        'directives', E'#variable_conflict use_column\n            ',
+        'head', coalesce(v ->> 'head', '')), inbox.tracked_claim_pick());
 END;
 $$;
 
