@@ -194,32 +194,29 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_table text := inbox.inbox_table(c);
-    v_pending text := inbox.state_predicate(c, 'pending');
-    v_aggregate text;
+    v jsonb := inbox.vocabulary(c) || jsonb_build_object('columns', p_columns);
 BEGIN
-    IF c.managed THEN
-        SELECT o.aggregate_column INTO v_aggregate FROM inbox.inbox_ordering_config o
-        WHERE o.inbox_name = c.inbox_name AND p_stalled;
-        RETURN format($q$WITH RECURSIVE prio AS (
-                (SELECT m.priority FROM %1$s m WHERE %2$s ORDER BY m.priority LIMIT 1)
+    IF NOT c.managed THEN
+        RETURN inbox.sql_template(
+            'SELECT {{columns}} FROM {{table}} m WHERE {{pending}} AND {{received_at}} <= now() ORDER BY {{received_at}} LIMIT 1', v);
+    END IF;
+    -- The stalled aggregates' messages are passed over only where there are aggregates.
+    RETURN inbox.sql_template($q$WITH RECURSIVE prio AS (
+                (SELECT m.priority FROM {{table}} m WHERE {{pending}} ORDER BY m.priority LIMIT 1)
                 UNION ALL
-                SELECT (SELECT m.priority FROM %1$s m WHERE %2$s AND m.priority > prio.priority
+                SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}} AND m.priority > prio.priority
                         ORDER BY m.priority LIMIT 1)
                 FROM prio WHERE prio.priority IS NOT NULL)
-            SELECT %3$s FROM prio CROSS JOIN LATERAL (%4$s) m
-            ORDER BY m.seq LIMIT 1$q$, v_table, v_pending, p_columns,
-            CASE WHEN v_aggregate IS NULL THEN format(
-                'SELECT m.* FROM %s m WHERE %s AND m.priority = prio.priority AND m.received_at <= now()
-                 ORDER BY m.seq LIMIT 1', v_table, v_pending)
-            ELSE format(
-                'SELECT m.* FROM (SELECT m.* FROM %s m WHERE %s AND m.priority = prio.priority
+            SELECT {{columns}} FROM prio CROSS JOIN LATERAL ({{first}}) m
+            ORDER BY m.seq LIMIT 1$q$, v || jsonb_build_object('first', inbox.sql_template(
+        CASE WHEN NOT p_stalled OR NOT v ? 'aggregate' THEN
+            'SELECT m.* FROM {{table}} m WHERE {{pending}} AND m.priority = prio.priority AND m.received_at <= now()
+                 ORDER BY m.seq LIMIT 1'
+        ELSE
+            'SELECT m.* FROM (SELECT m.* FROM {{table}} m WHERE {{pending}} AND m.priority = prio.priority
                                   ORDER BY m.seq LIMIT 10000) m
-                 WHERE m.received_at <= now() AND NOT coalesce(m.%I::text = ANY ($1), false)
-                 ORDER BY m.seq LIMIT 1', v_table, v_pending, v_aggregate) END);
-    END IF;
-    RETURN format('SELECT %s FROM %s m WHERE %s AND m.%I <= now() ORDER BY m.%I LIMIT 1',
-        p_columns, v_table, v_pending, c.received_at_column, c.received_at_column);
+                 WHERE m.received_at <= now() AND NOT coalesce({{aggregate}}::text = ANY ($1), false)
+                 ORDER BY m.seq LIMIT 1' END, v)));
 END;
 $$;
 
@@ -241,8 +238,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
-    v_table text := inbox.inbox_table(c);
-    v_pending_predicate text := inbox.state_predicate(c, 'pending');
+    v jsonb := inbox.vocabulary(c);
+    v_table text := v ->> 'table';
+    v_pending_predicate text := v ->> 'pending';
     v_pending bigint;
     v_pending_exact boolean;
     v_dead bigint;
@@ -269,21 +267,20 @@ BEGIN
             FROM inbox.capped_count(v_table, v_pending_predicate, c.critical_pending + 1) x;
     END IF;
     SELECT x.n, x.exact INTO v_dead, v_dead_exact
-        FROM inbox.capped_count(v_table, inbox.state_predicate(c, 'dead'), greatest(c.degraded_dlq, 10000) + 1) x;
+        FROM inbox.capped_count(v_table, v ->> 'dead', greatest(c.degraded_dlq, 10000) + 1) x;
     IF cardinality(v_stalled) > 0 THEN
         SELECT x.n, x.exact INTO v_blocked, v_blocked_exact
-            FROM inbox.capped_count(v_table, v_pending_predicate || format(' AND m.%I::text = ANY (%L::text[])',
-                (SELECT o.aggregate_column FROM inbox.inbox_ordering_config o WHERE o.inbox_name = p_inbox),
-                v_stalled), greatest(c.critical_pending, 10000) + 1) x;
+            FROM inbox.capped_count(v_table, inbox.sql_template('{{pending}} AND {{aggregate}}::text = ANY ({{stalled}}::text[])',
+                v || jsonb_build_object('stalled', format('%L', v_stalled))), greatest(c.critical_pending, 10000) + 1) x;
     END IF;
     v_claimable := greatest(v_pending - v_blocked, 0);
     IF c.received_at_column IS NOT NULL THEN
-        EXECUTE inbox.oldest_pending_sql(c, format('m.%I', c.received_at_column), v_stalled IS NOT NULL)
+        EXECUTE inbox.oldest_pending_sql(c, v ->> 'received_at', v_stalled IS NOT NULL)
             INTO v_oldest USING v_stalled;
         v_age := coalesce(floor(inbox.seconds_since(v_oldest))::bigint, 0);
     END IF;
-    EXECUTE format('SELECT count(*) FROM %1$s m WHERE m.%2$I >= now() - interval ''1 minute''',
-        v_table, c.processed_at_column) INTO v_throughput;
+    EXECUTE inbox.sql_template('SELECT count(*) FROM {{table}} m WHERE {{processed_at}} >= now() - interval ''1 minute''', v)
+        INTO v_throughput;
 
     -- Blocked messages wait for their head, not for a worker: neither the age nor the pending
     -- checks count them (their dead heads count as dead letters).
@@ -484,10 +481,8 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     o inbox.inbox_ordering_config;
     p inbox.inbox_priority_config;
-    v_table text := inbox.inbox_table(c);
-    -- Pending or dead, written as the two partial-index predicates so a managed inbox reads
-    -- them through <name>_claim_idx and <name>_dlq_idx.
-    v_unprocessed text := format('((%s) OR (%s))', inbox.state_predicate(c, 'pending'), inbox.state_predicate(c, 'dead'));
+    v jsonb := inbox.vocabulary(c);
+    v_table text := v ->> 'table';
     v_health jsonb := inbox.inbox_health(p_inbox);
     v_rates jsonb;
     v_errors jsonb := '[]';
@@ -500,43 +495,42 @@ BEGIN
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = p_inbox;
 
-    EXECUTE format($q$SELECT jsonb_build_object(
-            'last_1_minute', count(*) FILTER (WHERE m.%1$I >= now() - interval '1 minute'),
-            'last_5_minutes', count(*) FILTER (WHERE m.%1$I >= now() - interval '5 minutes'),
+    -- Pending or dead ({{unprocessed_rows}}), written as the two partial-index predicates so a
+    -- managed inbox reads them through <name>_claim_idx and <name>_dlq_idx.
+    v := v || jsonb_build_object('unprocessed_rows', inbox.sql_template('(({{pending}}) OR ({{dead}}))', v));
+    EXECUTE inbox.sql_template($q$SELECT jsonb_build_object(
+            'last_1_minute', count(*) FILTER (WHERE {{processed_at}} >= now() - interval '1 minute'),
+            'last_5_minutes', count(*) FILTER (WHERE {{processed_at}} >= now() - interval '5 minutes'),
             'last_60_minutes', count(*))
-        FROM %2$s m WHERE m.%1$I >= now() - interval '60 minutes'$q$,
-        c.processed_at_column, v_table) INTO v_rates;
+        FROM {{table}} m WHERE {{processed_at}} >= now() - interval '60 minutes'$q$, v) INTO v_rates;
 
     -- Failing = not processed and failed at least once (retrying or dead).
-    EXECUTE format($q$SELECT coalesce(jsonb_agg(jsonb_build_object('error', e.error, 'count', e.n)
+    EXECUTE inbox.sql_template($q$SELECT coalesce(jsonb_agg(jsonb_build_object('error', e.error, 'count', e.n)
                                           ORDER BY e.n DESC, e.error), '[]')
         FROM (SELECT f.error, count(*) AS n
-              FROM (SELECT %1$s AS error, %4$s AS retries FROM %2$s m WHERE %3$s) f
+              FROM (SELECT {{error}} AS error, {{retries}} AS retries FROM {{table}} m WHERE {{unprocessed_rows}}) f
               WHERE f.error IS NOT NULL AND f.retries > 0
-              GROUP BY f.error ORDER BY count(*) DESC, f.error LIMIT 10) e$q$,
-        inbox.error_sql(c), v_table, v_unprocessed, inbox.retries_sql(c)) INTO v_errors;
-    EXECUTE format($q$SELECT coalesce(jsonb_object_agg(r.retries, r.n), '{}'),
-                             coalesce(sum(r.n) FILTER (WHERE r.retries > 0 AND r.retries < %4$s), 0)
-        FROM (SELECT %1$s AS retries, count(*) AS n FROM %2$s m
-              WHERE %3$s GROUP BY 1) r$q$,
-        inbox.retries_sql(c), v_table, v_unprocessed, c.max_retries) INTO v_retries, v_retrying;
+              GROUP BY f.error ORDER BY count(*) DESC, f.error LIMIT 10) e$q$, v) INTO v_errors;
+    EXECUTE inbox.sql_template($q$SELECT coalesce(jsonb_object_agg(r.retries, r.n), '{}'),
+                             coalesce(sum(r.n) FILTER (WHERE r.retries > 0 AND r.retries < {{max_retries}}), 0)
+        FROM (SELECT {{retries}} AS retries, count(*) AS n FROM {{table}} m
+              WHERE {{unprocessed_rows}} GROUP BY 1) r$q$, v) INTO v_retries, v_retrying;
 
     IF c.managed THEN
         -- Waiting messages that can never be claimed: next_attempt_at = 'infinity' (no worker
         -- writes it; replay or set next_attempt_at = '-infinity' to release them).
-        EXECUTE format($q$SELECT count(*) FROM %s m WHERE %s AND NOT isfinite(m.next_attempt_at)
-                          AND m.next_attempt_at > now()$q$, v_table, inbox.state_predicate(c, 'pending'))
+        EXECUTE inbox.sql_template($q$SELECT count(*) FROM {{table}} m WHERE {{pending}} AND NOT isfinite(m.next_attempt_at)
+                          AND m.next_attempt_at > now()$q$, v)
             INTO v_never_due;
     END IF;
 
     IF c.received_at_column IS NOT NULL THEN
-        EXECUTE inbox.oldest_pending_sql(c, format($q$jsonb_build_object('event_id', m.%1$I, 'event_type', m.%2$I,
-                    'received_at', m.%3$I,
-                    'age_seconds', floor(inbox.seconds_since(m.%3$I::timestamptz))::bigint)$q$,
-            c.id_column, c.event_type_column, c.received_at_column)) INTO v_oldest;
+        EXECUTE inbox.oldest_pending_sql(c, inbox.sql_template($q$jsonb_build_object('event_id', {{id}}, 'event_type', {{event_type}},
+                    'received_at', {{received_at}},
+                    'age_seconds', floor(inbox.seconds_since({{received_at}}::timestamptz))::bigint)$q$, v)) INTO v_oldest;
     END IF;
 
-    SELECT to_jsonb(v) INTO v_vacuum FROM inbox.inbox_vacuum(p_inbox) v;
+    SELECT to_jsonb(x) INTO v_vacuum FROM inbox.inbox_vacuum(p_inbox) x;
 
     RETURN jsonb_build_object(
         'inbox', c.inbox_name,

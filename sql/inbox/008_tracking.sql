@@ -374,26 +374,28 @@ AS $$
 DECLARE
     v_retries integer;
     v_id_type text := inbox.id_type(c);
+    v jsonb := inbox.vocabulary(c) || jsonb_build_object('id_type', v_id_type);
 BEGIN
     -- Locks the message row first: concurrent failures of one message count one after the other.
-    EXECUTE format('SELECT %s FROM %s m WHERE m.%I = $1::%s AND (m.%I IS NULL OR m.%I = now()) FOR UPDATE OF m',
-        inbox.retries_sql(c), inbox.inbox_table(c), c.id_column, v_id_type, c.processed_at_column, c.processed_at_column)
+    EXECUTE inbox.sql_template('SELECT {{retries}} FROM {{table}} m WHERE {{id}} = $1::{{id_type}}'
+                               ' AND ({{unprocessed}} OR {{processed_at}} = now()) FOR UPDATE OF m', v)
         INTO v_retries USING p_event_id;
     IF v_retries IS NULL OR v_retries >= c.max_retries THEN
         RETURN NULL;
     END IF;
     v_retries := CASE WHEN p_dead THEN c.max_retries ELSE v_retries + 1 END;
-    EXECUTE format('UPDATE %s m SET %I = NULL%s%s WHERE m.%I = $1::%s',
-        inbox.inbox_table(c), c.processed_at_column,
-        CASE WHEN c.retry_count_column IS NULL THEN '' ELSE format(', %I = $2', c.retry_count_column) END,
-        CASE WHEN c.error_column IS NULL THEN '' ELSE format(', %I = inbox.capped_error($3)', c.error_column) END,
-        c.id_column, v_id_type)
+    -- The table's own retry count and error, where it has them; the side table's otherwise.
+    EXECUTE inbox.sql_template('UPDATE {{table}} m SET {{processed_at_column}} = NULL{{set_retries}}{{set_error}}'
+                               ' WHERE {{id}} = $1::{{id_type}}', v || jsonb_build_object(
+            'set_retries', CASE WHEN c.retry_count_column IS NULL THEN ''
+                                ELSE format(', %I = $2', c.retry_count_column) END,
+            'set_error', CASE WHEN c.error_column IS NULL THEN ''
+                              ELSE format(', %I = inbox.capped_error($3)', c.error_column) END))
         USING p_event_id, v_retries, p_error;
-    EXECUTE format($u$INSERT INTO %1$s AS s (message_id, retry_count, error, next_attempt_at)
-            VALUES ($1::%2$s, $2, $3, $4)
+    EXECUTE inbox.sql_template($u$INSERT INTO {{side}} AS s (message_id, retry_count, error, next_attempt_at)
+            VALUES ($1::{{id_type}}, $2, $3, $4)
             ON CONFLICT (message_id) DO UPDATE
-            SET retry_count = EXCLUDED.retry_count, error = EXCLUDED.error, next_attempt_at = EXCLUDED.next_attempt_at$u$,
-        inbox.retry_state_table(c), v_id_type)
+            SET retry_count = EXCLUDED.retry_count, error = EXCLUDED.error, next_attempt_at = EXCLUDED.next_attempt_at$u$, v)
         USING p_event_id,
               CASE WHEN c.retry_count_column IS NULL THEN v_retries ELSE 0 END,
               CASE WHEN c.error_column IS NULL THEN inbox.capped_error(p_error) END,
@@ -412,17 +414,20 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    v jsonb := inbox.vocabulary(c) || jsonb_build_object('selection', p_selector, 'id_type', inbox.id_type(c),
+                                                         'retry_count_column', quote_ident(c.retry_count_column));
     v_ids text[];
 BEGIN
-    EXECUTE format('SELECT coalesce(array_agg(m.%I::text), ''{}'') FROM (SELECT m.%I FROM %s m WHERE %s FOR UPDATE OF m) m',
-        c.id_column, c.id_column, inbox.inbox_table(c), p_selector)
+    EXECUTE inbox.sql_template('SELECT coalesce(array_agg({{id}}::text), ''{}'') FROM (SELECT {{id}} FROM {{table}} m'
+                               ' WHERE {{selection}} FOR UPDATE OF m) m', v)
         INTO v_ids USING p_event_ids, p_event_type, p_error;
     IF c.retry_count_column IS NOT NULL THEN
-        EXECUTE format('UPDATE %s m SET %I = 0 WHERE m.%I = ANY ($1::%s[])',
-            inbox.inbox_table(c), c.retry_count_column, c.id_column, inbox.id_type(c)) USING v_ids;
+        EXECUTE inbox.sql_template('UPDATE {{table}} m SET {{retry_count_column}} = 0 WHERE {{id}} = ANY ($1::{{id_type}}[])', v)
+            USING v_ids;
     END IF;
-    EXECUTE format('UPDATE %s s SET retry_count = 0, next_attempt_at = ''-infinity'' WHERE s.message_id = ANY ($1::%s[])',
-        inbox.retry_state_table(c), inbox.id_type(c)) USING v_ids;
+    EXECUTE inbox.sql_template('UPDATE {{side}} s SET retry_count = 0, next_attempt_at = ''-infinity'''
+                               ' WHERE s.message_id = ANY ($1::{{id_type}}[])', v)
+        USING v_ids;
     RETURN cardinality(v_ids);
 END;
 $$;
@@ -440,11 +445,10 @@ BEGIN
     IF c.managed OR p_limit < 1 THEN
         RETURN 0;
     END IF;
-    EXECUTE format($q$DELETE FROM %1$s x WHERE x.message_id = ANY (ARRAY(
-            SELECT s.message_id FROM %1$s s
-            WHERE NOT EXISTS (SELECT 1 FROM %2$s m WHERE m.%3$I = s.message_id AND m.%4$I IS NULL)
-            LIMIT $1 FOR UPDATE OF s SKIP LOCKED))$q$,
-        inbox.retry_state_table(c), inbox.inbox_table(c), c.id_column, c.processed_at_column)
+    EXECUTE inbox.sql_template($q$DELETE FROM {{side}} x WHERE x.message_id = ANY (ARRAY(
+            SELECT s.message_id FROM {{side}} s
+            WHERE NOT EXISTS (SELECT 1 FROM {{table}} m WHERE {{id}} = s.message_id AND {{unprocessed}})
+            LIMIT $1 FOR UPDATE OF s SKIP LOCKED))$q$, inbox.vocabulary(c))
         USING p_limit;
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count;

@@ -283,23 +283,23 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
-    v_table text := inbox.inbox_table(c);
+    v jsonb := inbox.vocabulary(c);
     v_parts integer := inbox.partition_count(p_inbox);
     v_cap constant integer := 100000;
 BEGIN
     IF NOT c.managed THEN
         RETURN QUERY SELECT NULL::integer, x.n, 0::bigint, x.exact,
             (inbox.inbox_health(p_inbox) ->> 'oldest_pending_age_seconds')::bigint, NULL::text, NULL::timestamptz
-            FROM inbox.capped_count(v_table, inbox.state_predicate(c, 'pending'), v_cap + 1) x;
+            FROM inbox.capped_count(v ->> 'table', v ->> 'pending', v_cap + 1) x;
         RETURN;
     END IF;
-    RETURN QUERY EXECUTE format($q$
+    RETURN QUERY EXECUTE inbox.sql_template($q$
         WITH sample AS MATERIALIZED (
-            SELECT m.bucket, m.next_attempt_at <= now() AS eligible FROM %1$s m
-            WHERE m.processed_at IS NULL AND m.retry_count < %2$s LIMIT %3$s + 1),
-        scale AS (SELECT CASE WHEN count(*) > %3$s
-                      THEN greatest(inbox.estimated_count(%4$L, 'm.processed_at IS NULL AND m.retry_count < %2$s'), count(*))::numeric / count(*)
-                      ELSE 1 END AS factor, count(*) <= %3$s AS exact FROM sample),
+            SELECT m.bucket, m.next_attempt_at <= now() AS eligible FROM {{table}} m
+            WHERE {{pending}} LIMIT {{cap}} + 1),
+        scale AS (SELECT CASE WHEN count(*) > {{cap}}
+                      THEN greatest(inbox.estimated_count({{table_literal}}, {{pending_literal}}), count(*))::numeric / count(*)
+                      ELSE 1 END AS factor, count(*) <= {{cap}} AS exact FROM sample),
         owners AS (SELECT o.bucket, CASE WHEN $1 IS NULL THEN NULL ELSE o.owner END AS part
                    FROM inbox.bucket_owners(coalesce($1, 1)) o),
         parts AS (SELECT CASE WHEN $1 IS NULL THEN NULL ELSE g END AS part
@@ -311,20 +311,21 @@ BEGIN
                round(coalesce(ct.waiting, 0) * sc.factor)::bigint,
                round(coalesce(ct.backing_off, 0) * sc.factor)::bigint,
                sc.exact,
-               coalesce(floor(inbox.seconds_since(inbox.oldest_eligible(%5$L, (
+               coalesce(floor(inbox.seconds_since(inbox.oldest_eligible({{inbox}}, (
                    SELECT coalesce(bit_or(B'1'::bit(1024) >> ow.bucket), B'0'::bit(1024))::varbit
                    FROM owners ow WHERE ow.part IS NOT DISTINCT FROM p.part))))::bigint, 0),
                coalesce(l.owner_id, (SELECT string_agg(r.worker_id, ', ' ORDER BY r.worker_id)
                                      FROM inbox.inbox_worker_registry r
-                                     WHERE r.inbox_name = %5$L AND r.stopped_at IS NULL
+                                     WHERE r.inbox_name = {{inbox}} AND r.stopped_at IS NULL
                                        AND r.details ->> 'assignment' = 'static'
                                        AND inbox.registry_number(r.details, 'partition', 0, 1023) = p.part)),
                l.lease_expires_at
         FROM parts p CROSS JOIN scale sc
         LEFT JOIN counted ct ON ct.part IS NOT DISTINCT FROM p.part
-        LEFT JOIN inbox.inbox_partition_leases l ON l.inbox_name = %5$L AND l.partition_id = p.part
+        LEFT JOIN inbox.inbox_partition_leases l ON l.inbox_name = {{inbox}} AND l.partition_id = p.part
         ORDER BY p.part$q$,
-        v_table, c.max_retries, v_cap, v_table, p_inbox)
+        v || jsonb_build_object('cap', v_cap, 'table_literal', format('%L', v ->> 'table'),
+                                'pending_literal', format('%L', v ->> 'pending')))
         USING v_parts;
 END;
 $$;
@@ -342,19 +343,19 @@ DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'oldest_eligible');
     v_oldest timestamptz;
 BEGIN
-    EXECUTE format($q$WITH RECURSIVE prio AS (
-            (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+    EXECUTE inbox.sql_template($q$WITH RECURSIVE prio AS (
+            (SELECT m.priority FROM {{table}} m WHERE {{pending}}
              ORDER BY m.priority LIMIT 1)
             UNION ALL
-            SELECT (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+            SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}}
                     AND m.priority > prio.priority ORDER BY m.priority LIMIT 1)
             FROM prio WHERE prio.priority IS NOT NULL)
         SELECT min(f.received_at) FROM prio CROSS JOIN LATERAL (
-            SELECT m.received_at FROM %1$s m
-            WHERE m.processed_at IS NULL AND m.retry_count < %2$s AND m.priority = prio.priority
+            SELECT m.received_at FROM {{table}} m
+            WHERE {{pending}} AND m.priority = prio.priority
               AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
             ORDER BY m.seq LIMIT 1) f$q$,
-        inbox.inbox_table(c), c.max_retries)
+        inbox.vocabulary(c))
         INTO v_oldest USING p_mask;
     RETURN v_oldest;
 END;
@@ -370,20 +371,20 @@ AS $$
 DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'oldest_eligible_message');
 BEGIN
-    EXECUTE format($q$WITH RECURSIVE prio AS (
-            (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+    EXECUTE inbox.sql_template($q$WITH RECURSIVE prio AS (
+            (SELECT m.priority FROM {{table}} m WHERE {{pending}}
              ORDER BY m.priority LIMIT 1)
             UNION ALL
-            SELECT (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+            SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}}
                     AND m.priority > prio.priority ORDER BY m.priority LIMIT 1)
             FROM prio WHERE prio.priority IS NOT NULL)
         SELECT f.received_at, f.bucket::integer FROM prio CROSS JOIN LATERAL (
-            SELECT m.received_at, m.bucket FROM %1$s m
-            WHERE m.processed_at IS NULL AND m.retry_count < %2$s AND m.priority = prio.priority
+            SELECT m.received_at, m.bucket FROM {{table}} m
+            WHERE {{pending}} AND m.priority = prio.priority
               AND m.next_attempt_at <= now()
             ORDER BY m.seq LIMIT 1) f
         ORDER BY f.received_at LIMIT 1$q$,
-        inbox.inbox_table(c), c.max_retries)
+        inbox.vocabulary(c))
         INTO received_at, bucket;
 END;
 $$;
@@ -419,10 +420,10 @@ BEGIN
     IF c.managed THEN
         -- Held by running transactions: workers claim from the front of the claim order, so the
         -- first 1,000 waiting messages hold (nearly) every message in process.
-        EXECUTE format($q$SELECT count(*) FROM (
-                SELECT m.xmax FROM %s m WHERE m.processed_at IS NULL AND m.retry_count < %s
+        EXECUTE inbox.sql_template($q$SELECT count(*) FROM (
+                SELECT m.xmax FROM {{table}} m WHERE {{pending}}
                 ORDER BY m.priority, m.seq LIMIT 1000) x
-            WHERE x.xmax <> '0'::xid AND x.xmax = ANY ($1)$q$, inbox.inbox_table(c), c.max_retries)
+            WHERE x.xmax <> '0'::xid AND x.xmax = ANY ($1)$q$, inbox.vocabulary(c))
             INTO v_processing USING inbox.running_xids();
     END IF;
     RETURN jsonb_build_object(
