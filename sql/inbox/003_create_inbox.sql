@@ -64,8 +64,9 @@ $$;
 --   table          the inbox's table (schema-qualified, quoted)
 --   function       claim_<name>;  inbox: the inbox's name as a literal;  max_retries
 --   side           a tracked inbox's side table inbox.<name>_retry_state
---   id, event_type, processed_at, received_at, payload, next_attempt_at: the message's columns
---                  (processed_at_column: the column alone, for SET)
+--   id, event_type, processed_at, received_at, payload, next_attempt_at: the message's columns; a
+--                  tracked table's next attempt is its side table's (NULL before a failure), and
+--                  processed_at_column is the column alone, for SET
 --   unprocessed    processed_at IS NULL: waiting, claimed by a transaction still running, or dead
 --   still_unprocessed, still_claimable (managed): the same tests of a row found again by its TID
 --                  (num_nulls(processed_at) = 1, which keeps the planner off the partial indexes of
@@ -87,9 +88,10 @@ $$;
 --                  table (whose ctids repeat across partitions)
 --   row            the message in the layout of a managed inbox's row (a tracked table's claim and
 --                  listings); resequence: what a replay sets besides the retry state
---   aggregate, sequence (with ordering): the ordering columns (bare over the alias '': in an
---                  index, say);  head: (tracked, with ordering) the
---                  condition that the message is its aggregate's head, starting with AND
+--   aggregate, sequence (with ordering): the ordering columns
+--   head           (a tracked table with ordering) the condition, starting with AND, that the
+--                  message is its aggregate's head
+-- Over the alias '' the names are bare columns, as an index definition wants them.
 -- A name an inbox has no value for (received_at of a table without one) is absent, so a template
 -- that needs it fails instead of generating wrong SQL.
 CREATE OR REPLACE FUNCTION inbox.vocabulary(c inbox.inbox_config, p_alias text DEFAULT 'm')
@@ -177,6 +179,7 @@ BEGIN
         'retries', v_retries,
         'error', CASE WHEN c.error_column IS NOT NULL THEN a || quote_ident(c.error_column) || '::text'
                       ELSE '(SELECT s.error FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')' END,
+        'next_attempt_at', '(SELECT s.next_attempt_at FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')',
         'backing_off', 'EXISTS (' || v_side_probe || ' AND s.next_attempt_at > now())',
         'bucket', CASE WHEN c.aggregate_column IS NULL THEN 'inbox.inbox_bucket(NULL)'
                        ELSE 'inbox.inbox_bucket(' || a || quote_ident(c.aggregate_column) || '::text)' END,

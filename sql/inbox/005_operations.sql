@@ -600,7 +600,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
-    v_table text := inbox.inbox_table(c);
+    v jsonb := inbox.vocabulary(c);
     v_budget integer := p_batch_size;
     v_deleted bigint := 0;
     v_stripped bigint := 0;
@@ -625,9 +625,9 @@ BEGIN
 
     -- Rows are picked (and locked) by a bounded subquery and deleted by ctid: a TID scan, so each
     -- call costs about p_batch_size rows whatever the size of the table.
-    EXECUTE format($q$DELETE FROM %1$s m WHERE m.ctid = ANY (ARRAY(
-            SELECT d.ctid FROM %1$s d WHERE d.%2$I < now() - $1 LIMIT $2 FOR UPDATE SKIP LOCKED))$q$,
-        v_table, c.processed_at_column) USING v_delete_after, v_budget;
+    EXECUTE inbox.sql_template($q$DELETE FROM {{table}} x WHERE x.ctid = ANY (ARRAY(
+            SELECT m.ctid FROM {{table}} m WHERE {{processed_at}} < now() - $1 LIMIT $2 FOR UPDATE SKIP LOCKED))$q$, v)
+        USING v_delete_after, v_budget;
     GET DIAGNOSTICS v_deleted = ROW_COUNT;
     v_budget := v_budget - v_deleted;
 
@@ -640,14 +640,15 @@ BEGIN
         SELECT min(a.xact_start) INTO v_open_since FROM pg_stat_activity a
         WHERE a.datname = current_database() AND a.pid <> pg_backend_pid();
         -- In processed_at order from where the last call stopped, so stripped rows are not read again.
-        EXECUTE format($q$SELECT coalesce(array_agg(b.ctid), '{}'), max(b.processed_at) FROM (
-                SELECT m.ctid, m.processed_at FROM %1$s m
+        EXECUTE inbox.sql_template($q$SELECT coalesce(array_agg(b.ctid), '{}'), max(b.processed_at) FROM (
+                SELECT m.ctid, m.processed_at FROM {{table}} m
                 WHERE m.processed_at >= $1 AND m.processed_at < $2
                   AND (m.payload IS NOT NULL OR m.error IS NOT NULL)
-                ORDER BY m.processed_at LIMIT $3 FOR UPDATE SKIP LOCKED) b$q$, v_table)
+                ORDER BY m.processed_at LIMIT $3 FOR UPDATE SKIP LOCKED) b$q$, v)
             INTO v_rows, v_last
             USING c.stripped_until, v_strip_cutoff, v_budget;
-        EXECUTE format('UPDATE %s m SET payload = NULL, error = NULL WHERE m.ctid = ANY ($1)', v_table) USING v_rows;
+        EXECUTE inbox.sql_template('UPDATE {{table}} m SET payload = NULL, error = NULL WHERE m.ctid = ANY ($1)', v)
+            USING v_rows;
         GET DIAGNOSTICS v_stripped = ROW_COUNT;
         v_budget := v_budget - v_stripped;
         -- A full batch may have stopped inside a run of equal timestamps: resume at the last one.
@@ -659,10 +660,9 @@ BEGIN
     END IF;
 
     IF v_budget > 0 AND c.received_at_column IS NOT NULL THEN
-        EXECUTE format($q$DELETE FROM %1$s x WHERE x.ctid = ANY (ARRAY(
-                SELECT m.ctid FROM %1$s m WHERE %2$s AND m.%3$I < now() - $1
-                ORDER BY m.%3$I LIMIT $2 FOR UPDATE SKIP LOCKED))$q$,
-            v_table, inbox.state_predicate(c, 'dead'), c.received_at_column)
+        EXECUTE inbox.sql_template($q$DELETE FROM {{table}} x WHERE x.ctid = ANY (ARRAY(
+                SELECT m.ctid FROM {{table}} m WHERE {{dead}} AND {{received_at}} < now() - $1
+                ORDER BY {{received_at}} LIMIT $2 FOR UPDATE SKIP LOCKED))$q$, v)
             USING c.dlq_retention, v_budget;
         GET DIAGNOSTICS v_dead = ROW_COUNT;
         v_budget := v_budget - v_dead;

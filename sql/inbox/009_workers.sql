@@ -80,8 +80,8 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_count integer;
 BEGIN
-    EXECUTE format('UPDATE %1$s SET %2$I = NULL WHERE %3$I = ANY ($1::%4$s[]) AND %2$I = now()',
-        inbox.inbox_table(c), c.processed_at_column, c.id_column, inbox.id_type(c))
+    EXECUTE format('UPDATE %s SET %I = NULL WHERE %I = ANY ($1::%s[]) AND %I = now()',
+        inbox.inbox_table(c), c.processed_at_column, c.id_column, inbox.id_type(c), c.processed_at_column)
         USING p_event_ids;
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count;

@@ -94,7 +94,8 @@ SELECT '=== fragments ' || c.inbox_name || E'\n' || concat_ws(E'\n',
     'replay: ' || inbox.replay_resequence_sql(c),
     'dead selection: ' || inbox.dead_selection_sql(c, false, true),
     'oldest: ' || CASE WHEN c.received_at_column IS NULL THEN '-' ELSE inbox.oldest_pending_sql(c, 'm.*') END,
-    'oldest stalled: ' || CASE WHEN c.received_at_column IS NULL THEN '-' ELSE inbox.oldest_pending_sql(c, 'm.*', true) END)
+    'oldest stalled: ' || CASE WHEN c.received_at_column IS NULL THEN '-' ELSE inbox.oldest_pending_sql(c, 'm.*', true) END,
+    'blocked heads: ' || coalesce(inbox.blocked_heads_sql(c.inbox_name), '-'))
 FROM inbox.inbox_config c
 WHERE c.inbox_name ~ '^snap_'
 ORDER BY c.inbox_name;
