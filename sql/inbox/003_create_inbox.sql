@@ -239,18 +239,9 @@ AS $$
     FROM unnest(p_aliases) AS a(alias), jsonb_each(inbox.vocabulary(c, a.alias)) e
 $$;
 
--- The arrival order and the claim order of an inbox over alias m (inbox.vocabulary).
-CREATE OR REPLACE FUNCTION inbox.arrival_order_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.vocabulary(c) ->> 'arrival_order' $$;
-
-CREATE OR REPLACE FUNCTION inbox.queue_order_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.vocabulary(c) ->> 'claim_order' $$;
+-- Helpers of earlier versions, now names of inbox.vocabulary.
+DROP FUNCTION IF EXISTS inbox.arrival_order_sql(inbox.inbox_config);
+DROP FUNCTION IF EXISTS inbox.queue_order_sql(inbox.inbox_config);
 
 -- The table of a managed inbox (create_inbox only; rebuild_inbox_objects adds everything else).
 -- Autovacuum visits it early (1 % of its rows dead) and works through it unthrottled (cost delay

@@ -707,7 +707,7 @@ BEGIN
             'v.received_at, v.processed_at, v.error, v.retry_count, v.trace_id, v.seq, v.priority, v.bucket::integer '
             'FROM %s v LIMIT $1', v_view) USING p_limit;
     ELSE
-        RETURN QUERY EXECUTE format('SELECT %s FROM %s m LIMIT $1', inbox.tracked_row_sql(c), v_view)
+        RETURN QUERY EXECUTE 'SELECT ' || (inbox.vocabulary(c) ->> 'row') || ' FROM ' || v_view || ' m LIMIT $1'
             USING p_limit;
     END IF;
 END;

@@ -265,38 +265,11 @@ BEGIN
 END;
 $$;
 
--- Whether a message of a tracked table may be claimed now, over alias m: unprocessed, not dead,
--- and not backing off. The side table is probed by primary key (an anti-join).
-CREATE OR REPLACE FUNCTION inbox.tracked_claimable_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.vocabulary(c) ->> 'claimable' $$;
-
--- The partition bucket of a tracked table's message over alias m, computed from its aggregate
--- column (no stored column: the table is never altered); without one, the bucket of NULL.
-CREATE OR REPLACE FUNCTION inbox.tracked_bucket_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.vocabulary(c) ->> 'bucket' $$;
-
--- A tracked table's message over alias m in the layout of a managed inbox's row (the columns the
--- workers and inbox_messages read); columns the table does not map are NULL, seq 0.
-CREATE OR REPLACE FUNCTION inbox.tracked_row_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.vocabulary(c) ->> 'row' $$;
-
--- With ordering, the condition (over alias m, starting with AND) that a tracked table's message is
--- the head of its aggregate: no unprocessed message of the aggregate, dead and backing-off ones
--- included (as in a managed inbox), comes before it by (sequence, id). Empty without ordering.
-CREATE OR REPLACE FUNCTION inbox.tracked_head_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$ SELECT coalesce(inbox.vocabulary(c) ->> 'head', '') $$;
+-- Helpers of earlier versions, now names of inbox.vocabulary (claimable, bucket, row, head).
+DROP FUNCTION IF EXISTS inbox.tracked_claimable_sql(inbox.inbox_config);
+DROP FUNCTION IF EXISTS inbox.tracked_bucket_sql(inbox.inbox_config);
+DROP FUNCTION IF EXISTS inbox.tracked_row_sql(inbox.inbox_config);
+DROP FUNCTION IF EXISTS inbox.tracked_head_sql(inbox.inbox_config);
 
 -- claim_<name> of a tracked table: the same contract as a managed inbox's (SKIP LOCKED, marks
 -- processed_at in the caller's transaction, priority then arrival order, p_buckets, only the head
