@@ -94,7 +94,15 @@ $$;
 -- Over the alias '' the names are bare columns, as an index definition wants them.
 -- A name an inbox has no value for (received_at of a table without one) is absent, so a template
 -- that needs it fails instead of generating wrong SQL.
-CREATE OR REPLACE FUNCTION inbox.vocabulary(c inbox.inbox_config, p_alias text DEFAULT 'm')
+-- p_settings false: without the names that come from the ordering and priority settings
+-- (aggregate, sequence, head, resequence, and a tracked table's priority, claim_order and row), so
+-- without reading those catalogs. The claim's floors (advance_claim_floors), failures, retention
+-- and the gauges need none of them, and reading them would make a claim wait behind whoever
+-- changes an inbox's settings (enable_inbox_ordering holds its lock to the end of its
+-- transaction).
+DROP FUNCTION IF EXISTS inbox.vocabulary(inbox.inbox_config, text);
+CREATE OR REPLACE FUNCTION inbox.vocabulary(c inbox.inbox_config, p_alias text DEFAULT 'm',
+                                            p_settings boolean DEFAULT true)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -121,8 +129,10 @@ BEGIN
         RAISE EXCEPTION 'vocabulary alias must be one lower-case letter or empty, got %', quote_literal(p_alias)
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
-    SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = c.inbox_name;
+    IF p_settings THEN
+        SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
+        SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = c.inbox_name;
+    END IF;
     v_aggregate := a || quote_ident(o.aggregate_column);
     v_sequence := a || quote_ident(o.sequence_column);
     v := jsonb_build_object(
@@ -164,7 +174,8 @@ BEGIN
             'key', 'ctid',
             'row', a || '*',
             -- Without ordering a replayed message gets a new seq (replay_dead_letters).
-            'resequence', CASE WHEN o.inbox_name IS NULL THEN ', seq = DEFAULT' ELSE '' END));
+            'resequence', CASE WHEN NOT p_settings THEN NULL
+                               WHEN o.inbox_name IS NULL THEN ', seq = DEFAULT' ELSE '' END));
     END IF;
 
     v_retries := CASE WHEN c.retry_count_column IS NOT NULL THEN 'coalesce(' || a || quote_ident(c.retry_count_column) || ', 0)'
@@ -215,6 +226,9 @@ BEGIN
         coalesce(v_received_at || '::timestamptz', 'NULL::timestamptz'),
         v_processed_at || '::timestamptz', v ->> 'error', v_retries || '::integer', 'NULL::text', '0::bigint',
         v_priority, v ->> 'bucket'));
+    IF NOT p_settings THEN
+        RETURN jsonb_strip_nulls(v - ARRAY['priority', 'claim_order', 'row', 'resequence']);
+    END IF;
     IF o.inbox_name IS NOT NULL THEN
         -- No unprocessed message of the aggregate, dead and backing-off ones included (as in a
         -- managed inbox), comes before it by (sequence, id).

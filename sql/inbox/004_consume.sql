@@ -169,7 +169,7 @@ DECLARE
     v_found integer[];
     v_i integer;
     v_resets bigint := coalesce(pg_sequence_last_value('inbox.claim_floor_resets'::regclass), 0);
-    v jsonb := inbox.vocabulary(c, 'c');
+    v jsonb := inbox.vocabulary(c, 'c', p_settings => false);
     -- The first waiting message (claimable or backing off) of a level at or above a seq.
     v_first_sql text := inbox.sql_template(
         'SELECT c.seq FROM {{table}} c WHERE {{pending}}

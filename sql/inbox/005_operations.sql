@@ -13,13 +13,13 @@ CREATE OR REPLACE FUNCTION inbox.retries_sql(c inbox.inbox_config)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.vocabulary(c) ->> 'retries' $$;
+AS $$ SELECT inbox.vocabulary(c, p_settings => false) ->> 'retries' $$;
 
 CREATE OR REPLACE FUNCTION inbox.error_sql(c inbox.inbox_config)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.vocabulary(c) ->> 'error' $$;
+AS $$ SELECT inbox.vocabulary(c, p_settings => false) ->> 'error' $$;
 
 -- The predicates of the message states for an inbox ('pending', 'dead', 'processed'), as SQL over
 -- alias m: the names of inbox.vocabulary, which defines them.
@@ -27,7 +27,7 @@ CREATE OR REPLACE FUNCTION inbox.state_predicate(c inbox.inbox_config, p_state t
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.vocabulary(c) ->> p_state $$;
+AS $$ SELECT inbox.vocabulary(c, p_settings => false) ->> p_state $$;
 
 -- The catalog row of an inbox an operator action (replay, discard, purge) acts on, once the caller
 -- may: the actions run as the schema's owner (SECURITY DEFINER), so that they alone write the
@@ -194,7 +194,8 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v jsonb := inbox.vocabulary(c) || jsonb_build_object('columns', p_columns);
+    -- The settings (the ordering's aggregate) only for passing over stalled aggregates.
+    v jsonb := inbox.vocabulary(c, p_settings => p_stalled) || jsonb_build_object('columns', p_columns);
 BEGIN
     IF NOT c.managed THEN
         RETURN inbox.sql_template(
@@ -600,7 +601,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
-    v jsonb := inbox.vocabulary(c);
+    v jsonb := inbox.vocabulary(c, p_settings => false);
     v_budget integer := p_batch_size;
     v_deleted bigint := 0;
     v_stripped bigint := 0;

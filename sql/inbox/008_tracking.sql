@@ -347,7 +347,7 @@ AS $$
 DECLARE
     v_retries integer;
     v_id_type text := inbox.id_type(c);
-    v jsonb := inbox.vocabulary(c) || jsonb_build_object('id_type', v_id_type);
+    v jsonb := inbox.vocabulary(c, p_settings => false) || jsonb_build_object('id_type', v_id_type);
 BEGIN
     -- Locks the message row first: concurrent failures of one message count one after the other.
     EXECUTE inbox.sql_template('SELECT {{retries}} FROM {{table}} m WHERE {{id}} = $1::{{id_type}}'
@@ -421,7 +421,7 @@ BEGIN
     EXECUTE inbox.sql_template($q$DELETE FROM {{side}} x WHERE x.message_id = ANY (ARRAY(
             SELECT s.message_id FROM {{side}} s
             WHERE NOT EXISTS (SELECT 1 FROM {{table}} m WHERE {{id}} = s.message_id AND {{unprocessed}})
-            LIMIT $1 FOR UPDATE OF s SKIP LOCKED))$q$, inbox.vocabulary(c))
+            LIMIT $1 FOR UPDATE OF s SKIP LOCKED))$q$, inbox.vocabulary(c, p_settings => false))
         USING p_limit;
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count;

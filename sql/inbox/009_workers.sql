@@ -262,7 +262,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
-    v jsonb := inbox.vocabulary(c);
+    v jsonb := inbox.vocabulary(c, p_settings => false);
     v_oldest timestamptz;
 BEGIN
     EXECUTE inbox.sql_template('SELECT count(*) FROM {{table}} m WHERE {{pending}}', v) INTO depth;
