@@ -1,4 +1,4 @@
--- Consuming: claim_<name>(limit, buckets) is generated per inbox (003_create_inbox.sql);
+-- Consuming: claim_<name>(limit, buckets) is generated per inbox (definitions/create_inbox.sql);
 -- these functions record the outcome of a message for consumers in any language.
 
 -- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
@@ -146,7 +146,7 @@ DECLARE
     v_key text := 'pginbox_floor.' || p_inbox;
     v_s text[] := string_to_array(current_setting(v_key, true), ';');
     v_now bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
-    -- The same text as the claim's (plain_claim_template).
+    -- The same text as the claim's (generated_claim_floors).
     v_mask text := coalesce(p_mask::text, '') || '@' || p_levels::text;
     -- How often a session sweeps (the setting inbox.claim_floor_sweep_seconds, 1..3600; 30 s).
     v_sweep_ms bigint := 1000 * least(greatest(
@@ -163,11 +163,12 @@ DECLARE
     v_found integer[];
     v_i integer;
     v_resets bigint := coalesce(pg_sequence_last_value('inbox.claim_floor_resets'::regclass), 0);
+    v jsonb := inbox.vocabulary(c, 'c', p_settings => false);
     -- The first waiting message (claimable or backing off) of a level at or above a seq.
-    v_first_sql text := format(
-        'SELECT c.seq FROM %s c WHERE c.processed_at IS NULL AND c.retry_count < %s
+    v_first_sql text := inbox.sql_template(
+        'SELECT c.seq FROM {{table}} c WHERE {{pending}}
            AND ($1 IS NULL OR get_bit($1, c.bucket) = 1) AND c.priority = $2 AND c.seq >= $3
-         ORDER BY c.priority, c.seq LIMIT 1', v_table, c.max_retries);
+         ORDER BY c.priority, c.seq LIMIT 1', v);
 BEGIN
     IF v_s IS NULL OR v_s[2] IS DISTINCT FROM v_mask THEN
         -- A new session (or other buckets, or a new priority map): from the start of every level
@@ -193,14 +194,14 @@ BEGIN
                        AND l.relation = v_table AND l.mode = 'RowExclusiveLock') THEN
         IF v_now >= v_sweep_after THEN
             -- Every level with a waiting message (a loose index scan), and the inbox's own.
-            EXECUTE format($q$WITH RECURSIVE lv AS (
-                    (SELECT c.priority FROM %1$s c WHERE c.processed_at IS NULL AND c.retry_count < %2$s
+            EXECUTE inbox.sql_template($q$WITH RECURSIVE lv AS (
+                    (SELECT c.priority FROM {{table}} c WHERE {{pending}}
                      ORDER BY c.priority, c.seq LIMIT 1)
                     UNION ALL
-                    SELECT (SELECT c.priority FROM %1$s c WHERE c.processed_at IS NULL AND c.retry_count < %2$s
+                    SELECT (SELECT c.priority FROM {{table}} c WHERE {{pending}}
                               AND c.priority > lv.priority ORDER BY c.priority, c.seq LIMIT 1)
                     FROM lv WHERE lv.priority IS NOT NULL)
-                SELECT array_agg(lv.priority) FROM lv WHERE lv.priority IS NOT NULL$q$, v_table, c.max_retries)
+                SELECT array_agg(lv.priority) FROM lv WHERE lv.priority IS NOT NULL$q$, v)
                 INTO v_found;
             FOREACH v_i IN ARRAY coalesce(v_found, '{}') || p_levels LOOP
                 IF NOT v_i = ANY (v_levels) THEN

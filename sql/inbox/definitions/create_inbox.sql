@@ -7,13 +7,13 @@
 --   inbox.rebuild_priority_function  priority_of_<name>, the "priority" of a message
 --   inbox.create_derive_triggers     derive_<name> and the triggers <name>_derive(_on_update),
 --                                    which fill the columns "priority" and "bucket"
---   inbox.create_retry_state_table   <name>_retry_state (tracked tables, 008_tracking.sql)
+--   inbox.create_retry_state_table   <name>_retry_state (tracked tables, definitions/tracking.sql)
 --   inbox.create_message_indexes     <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx
 --   inbox.create_notify_trigger      <name>_notify
 --   inbox.rebuild_payload_limit_trigger <name>_max_payload (with a maximum payload size)
 --   inbox.rebuild_views              <name>_pending, <name>_dlq, <name>_stats, next_<name>
---   inbox.rebuild_claim_function     claim_<name>: plain_claim_template / ordered_claim_template,
---                                    rebuild_tracked_claim_function for a tracked table
+--   inbox.rebuild_claim_function     claim_<name>: claim_skeleton with a pick (plain_claim_pick,
+--                                    ordered_claim_pick; tracked_claim_pick for a tracked table)
 --   inbox.apply_inbox_grants         send_<name> and the grants of the roles (010_roles.sql)
 --
 -- inbox.rebuild_inbox_objects runs all but the first. create_inbox, the enable_* functions and
@@ -55,41 +55,207 @@ BEGIN
 END;
 $$;
 
--- The arrival order of an inbox's messages over alias m: seq for a managed inbox; received_at
--- (when mapped), then the id for a tracked table.
-CREATE OR REPLACE FUNCTION inbox.arrival_order_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT CASE
-        WHEN c.managed THEN 'm.seq'
-        WHEN c.received_at_column IS NULL THEN format('m.%I', c.id_column)
-        ELSE format('m.%I, m.%I', c.received_at_column, c.id_column) END
-$$;
-
--- The claim order over alias m: priority (lower first), then arrival. A managed inbox stores its
--- priority; a tracked table's is computed from the priority map (999 without one).
-CREATE OR REPLACE FUNCTION inbox.queue_order_sql(c inbox.inbox_config)
-RETURNS text
+-- The vocabulary of an inbox: every SQL fragment that says something about its messages, as a
+-- JSON object of name -> SQL text over the alias p_alias (m by default), ready for the
+-- {{placeholders}} of inbox.sql_template. The generators, the views and the operations functions
+-- speak of an inbox only through these names: a managed inbox and a tracked table differ in the
+-- values here, never in the code that uses them. Identifiers are quoted with format('%I'),
+-- literals with format('%L').
+--   table          the inbox's table (schema-qualified, quoted)
+--   function       claim_<name>;  inbox: the inbox's name as a literal;  max_retries
+--   side           a tracked inbox's side table inbox.<name>_retry_state
+--   id, event_type, processed_at, received_at, payload, next_attempt_at: the message's columns; a
+--                  tracked table's next attempt is its side table's (NULL before a failure), and
+--                  processed_at_column is the column alone, for SET
+--   unprocessed    processed_at IS NULL: waiting, claimed by a transaction still running, or dead
+--   still_unprocessed, still_claimable (managed): the same tests of a row found again by its TID
+--                  (num_nulls(processed_at) = 1, which keeps the planner off the partial indexes of
+--                  waiting rows: see the plain claim)
+--   processed      processed_at IS NOT NULL
+--   pending        unprocessed and not dead (backing off included): the <name>_pending view and the
+--                  claim index (a managed inbox's retry counter is used bare so that the partial
+--                  indexes, whose predicates are written the same way, match)
+--   dead           unprocessed, out of retries: the <name>_dlq view and the dead-letter index
+--   claimable      pending and due now: what a claim may take
+--   backing_off    a failed message whose next attempt lies ahead
+--   retries, error the retry count and last error (a tracked table's own columns, else its side
+--                  table inbox.<name>_retry_state, probed by primary key)
+--   bucket, priority, bytes (the payload's stored size): per message, as a claim reads them
+--   arrival_order  seq of a managed inbox; received_at (when mapped), then the id of a tracked one
+--   claim_order    priority (lower first), then arrival
+--   tie            what orders an aggregate's messages of equal sequence: seq, or the id
+--   key            how a claim finds the rows it locked again: ctid, or the id on a partitioned
+--                  table (whose ctids repeat across partitions)
+--   row            the message in the layout of a managed inbox's row (a tracked table's claim and
+--                  listings); resequence: what a replay sets besides the retry state
+--   aggregate, sequence (with ordering): the ordering columns
+--   head           (a tracked table with ordering) the condition, starting with AND, that the
+--                  message is its aggregate's head
+-- Over the alias '' the names are bare columns, as an index definition wants them.
+-- A name an inbox has no value for (received_at of a table without one) is absent, so a template
+-- that needs it fails instead of generating wrong SQL.
+-- p_settings false: without the names that come from the ordering and priority settings
+-- (aggregate, sequence, head, resequence, and a tracked table's priority, claim_order and row), so
+-- without reading those catalogs. The claim's floors (advance_claim_floors), failures, retention
+-- and the gauges need none of them, and reading them would make a claim wait behind whoever
+-- changes an inbox's settings (enable_inbox_ordering holds its lock to the end of its
+-- transaction).
+DROP FUNCTION IF EXISTS inbox.vocabulary(inbox.inbox_config, text);
+CREATE OR REPLACE FUNCTION inbox.vocabulary(c inbox.inbox_config, p_alias text DEFAULT 'm',
+                                            p_settings boolean DEFAULT true)
+RETURNS jsonb
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    a text := CASE WHEN p_alias = '' THEN '' ELSE p_alias || '.' END;
+    o inbox.inbox_ordering_config;
     p inbox.inbox_priority_config;
+    v_table text := inbox.inbox_table(c);
+    v_side text := inbox.retry_state_table(c);
+    v_id text := a || quote_ident(c.id_column);
+    v_processed_at text := a || quote_ident(c.processed_at_column);
+    v_unprocessed text := v_processed_at || ' IS NULL';
+    v_received_at text := a || quote_ident(c.received_at_column);  -- NULL without one
+    v_aggregate text;
+    v_sequence text;
+    v_retries text;
+    v_priority text;
+    v_arrival text;
+    v_side_probe text := 'SELECT 1 FROM ' || v_side || ' s WHERE s.message_id = ' || v_id;  -- tracked
+    v jsonb;
 BEGIN
+    IF p_alias !~ '^[a-z]?$' THEN
+        RAISE EXCEPTION 'vocabulary alias must be one lower-case letter or empty, got %', quote_literal(p_alias)
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_settings THEN
+        SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
+        SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = c.inbox_name;
+    END IF;
+    v_aggregate := a || quote_ident(o.aggregate_column);
+    v_sequence := a || quote_ident(o.sequence_column);
+    v := jsonb_build_object(
+        'table', v_table,
+        'function', format('inbox.%I', 'claim_' || c.inbox_name),
+        'inbox', format('%L', c.inbox_name),
+        'max_retries', c.max_retries,
+        'id', v_id,
+        'event_type', a || quote_ident(c.event_type_column),
+        'processed_at', v_processed_at,
+        'processed_at_column', quote_ident(c.processed_at_column),
+        'received_at', v_received_at,
+        'aggregate', v_aggregate,
+        'sequence', v_sequence,
+        'unprocessed', v_unprocessed,
+        'still_unprocessed', 'num_nulls(' || v_processed_at || ') = 1',
+        'processed', v_processed_at || ' IS NOT NULL');
     IF c.managed THEN
-        RETURN 'm.priority, m.seq';
+        v_retries := a || 'retry_count';
+        v_arrival := a || 'seq';
+        RETURN jsonb_strip_nulls(v || jsonb_build_object(
+            'payload', a || 'payload',
+            'next_attempt_at', a || 'next_attempt_at',
+            'retries', v_retries,
+            'error', a || 'error',
+            'pending', v_unprocessed || ' AND ' || v_retries || ' < ' || c.max_retries,
+            'dead', v_unprocessed || ' AND ' || v_retries || ' >= ' || c.max_retries,
+            'claimable', v_unprocessed || ' AND ' || v_retries || ' < ' || c.max_retries
+                         || ' AND ' || a || 'next_attempt_at <= now()',
+            'still_claimable', 'num_nulls(' || v_processed_at || ') = 1 AND ' || v_retries || ' < ' || c.max_retries
+                               || ' AND ' || a || 'next_attempt_at <= now()',
+            'backing_off', a || 'next_attempt_at > now()',
+            'bucket', a || 'bucket',
+            'priority', a || 'priority',
+            'bytes', 'coalesce(pg_column_size(' || a || 'payload), 0)',
+            'arrival_order', v_arrival,
+            'claim_order', a || 'priority, ' || v_arrival,
+            'tie', v_arrival,
+            'key', 'ctid',
+            'row', a || '*',
+            -- Without ordering a replayed message gets a new seq (replay_dead_letters).
+            'resequence', CASE WHEN NOT p_settings THEN NULL
+                               WHEN o.inbox_name IS NULL THEN ', seq = DEFAULT' ELSE '' END));
     END IF;
-    SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = c.inbox_name;
-    IF NOT FOUND THEN
+
+    v_retries := CASE WHEN c.retry_count_column IS NOT NULL THEN 'coalesce(' || a || quote_ident(c.retry_count_column) || ', 0)'
+                      ELSE 'coalesce((SELECT s.retry_count FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || '), 0)' END;
+    v_priority := CASE WHEN p.inbox_name IS NULL THEN '999'
+                       ELSE format('coalesce((%L::jsonb ->> %s%I::text)::integer, %s)', p.priority_map, a,
+                                   p.priority_column, p.default_priority) END;
+    v_arrival := CASE WHEN c.received_at_column IS NULL THEN v_id ELSE v_received_at || ', ' || v_id END;
+    v := v || jsonb_build_object(
+        'side', v_side,
+        'payload', a || quote_ident(c.payload_column),
+        'retries', v_retries,
+        'error', CASE WHEN c.error_column IS NOT NULL THEN a || quote_ident(c.error_column) || '::text'
+                      ELSE '(SELECT s.error FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')' END,
+        'next_attempt_at', '(SELECT s.next_attempt_at FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')',
+        'backing_off', 'EXISTS (' || v_side_probe || ' AND s.next_attempt_at > now())',
+        'bucket', CASE WHEN c.aggregate_column IS NULL THEN 'inbox.inbox_bucket(NULL)'
+                       ELSE 'inbox.inbox_bucket(' || a || quote_ident(c.aggregate_column) || '::text)' END,
+        'priority', v_priority,
+        'bytes', CASE WHEN c.payload_column IS NULL THEN '0'
+                      ELSE 'coalesce(pg_column_size(' || a || quote_ident(c.payload_column) || '), 0)' END,
+        'arrival_order', v_arrival,
         -- A bare constant in ORDER BY would be read as a column position: arrival alone.
-        RETURN inbox.arrival_order_sql(c);
+        'claim_order', CASE WHEN p.inbox_name IS NULL THEN v_arrival ELSE v_priority || ', ' || v_arrival END,
+        'tie', v_id,
+        -- A partitioned table's ctids repeat across its partitions.
+        'key', CASE WHEN (SELECT r.relkind FROM pg_class r WHERE r.oid = to_regclass(v_table)) = 'p'
+                    THEN quote_ident(c.id_column) ELSE 'ctid' END,
+        'resequence', '');
+    IF c.retry_count_column IS NULL THEN
+        -- Retries in the side table only: (NOT) EXISTS, run as an anti- or semi-join.
+        v := v || jsonb_build_object(
+            'pending', v_unprocessed || ' AND NOT EXISTS (' || v_side_probe || ' AND s.retry_count >= ' || c.max_retries || ')',
+            'dead', v_unprocessed || ' AND EXISTS (' || v_side_probe || ' AND s.retry_count >= ' || c.max_retries || ')',
+            'claimable', v_unprocessed || ' AND NOT EXISTS (' || v_side_probe
+                         || ' AND (s.next_attempt_at > now() OR s.retry_count >= ' || c.max_retries || '))');
+    ELSE
+        v := v || jsonb_build_object(
+            'pending', v_unprocessed || ' AND ' || v_retries || ' < ' || c.max_retries,
+            'dead', v_unprocessed || ' AND ' || v_retries || ' >= ' || c.max_retries,
+            'claimable', v_unprocessed || ' AND ' || v_retries || ' < ' || c.max_retries
+                         || ' AND NOT EXISTS (' || v_side_probe || ' AND (s.next_attempt_at > now()))');
     END IF;
-    RETURN format('coalesce((%L::jsonb ->> m.%I::text)::integer, %s), %s',
-        p.priority_map, p.priority_column, p.default_priority, inbox.arrival_order_sql(c));
+    v := v || jsonb_build_object('row', concat_ws(', ',
+        v_id || '::text', v ->> 'event_type' || '::text', 'NULL::text',
+        coalesce(a || quote_ident(c.aggregate_column) || '::text', 'NULL::text'),
+        coalesce(a || quote_ident(c.payload_column) || '::jsonb', 'NULL::jsonb'),
+        coalesce(v_received_at || '::timestamptz', 'NULL::timestamptz'),
+        v_processed_at || '::timestamptz', v ->> 'error', v_retries || '::integer', 'NULL::text', '0::bigint',
+        v_priority, v ->> 'bucket'));
+    IF NOT p_settings THEN
+        RETURN jsonb_strip_nulls(v - ARRAY['priority', 'claim_order', 'row', 'resequence']);
+    END IF;
+    IF o.inbox_name IS NOT NULL THEN
+        -- No unprocessed message of the aggregate, dead and backing-off ones included (as in a
+        -- managed inbox), comes before it by (sequence, id).
+        v := v || jsonb_build_object('head', inbox.sql_template(
+            'AND ({{aggregate}} IS NULL OR NOT EXISTS (SELECT 1 FROM {{table}} e WHERE e.{{aggregate_column}} = {{aggregate}}'
+            ' AND e.{{processed_at_column}} IS NULL AND (e.{{sequence_column}}, e.{{id_column}}) < ({{sequence}}, {{id}})))',
+            v || jsonb_build_object('aggregate_column', quote_ident(o.aggregate_column),
+                'sequence_column', quote_ident(o.sequence_column), 'id_column', quote_ident(c.id_column))));
+    END IF;
+    RETURN jsonb_strip_nulls(v);
 END;
 $$;
+
+-- The vocabulary over several aliases at once, each name prefixed by its alias ({{w.claimable}}),
+-- for a template that speaks of several rows.
+CREATE OR REPLACE FUNCTION inbox.vocabulary_over(c inbox.inbox_config, p_aliases text[])
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_object_agg(a.alias || '.' || e.key, e.value)
+    FROM unnest(p_aliases) AS a(alias), jsonb_each(inbox.vocabulary(c, a.alias)) e
+$$;
+
+-- Helpers of earlier versions, now names of inbox.vocabulary.
+DROP FUNCTION IF EXISTS inbox.arrival_order_sql(inbox.inbox_config);
+DROP FUNCTION IF EXISTS inbox.queue_order_sql(inbox.inbox_config);
 
 -- The table of a managed inbox (create_inbox only; rebuild_inbox_objects adds everything else).
 -- Autovacuum visits it early (1 % of its rows dead) and works through it unthrottled (cost delay
@@ -326,8 +492,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    o inbox.inbox_ordering_config;
-    v_values jsonb := jsonb_build_object('table', inbox.inbox_table(c), 'max_retries', c.max_retries);
+    v_values jsonb := inbox.vocabulary(c, '');  -- bare column names: no alias in an index
 BEGIN
     IF NOT c.managed THEN
         RETURN;
@@ -336,23 +501,20 @@ BEGIN
     -- serves pending counts and the oldest pending message (inbox_health), so received_at needs
     -- no index of its own (one index insert per message saved).
     PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_claim_idx',
-        'CREATE INDEX {{index}} ON {{table}} (priority, seq) WHERE processed_at IS NULL AND retry_count < {{max_retries}}',
+        'CREATE INDEX {{index}} ON {{table}} (priority, seq) WHERE {{pending}}',
         v_values);
     -- Dead letters: listing, counting, replay by type and DLQ retention.
     PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_dlq_idx',
-        'CREATE INDEX {{index}} ON {{table}} (received_at) WHERE processed_at IS NULL AND retry_count >= {{max_retries}}',
+        'CREATE INDEX {{index}} ON {{table}} (received_at) WHERE {{dead}}',
         v_values);
     -- Retention and throughput read processed rows by time; BRIN costs next to nothing to maintain.
     PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_processed_brin',
         'CREATE INDEX {{index}} ON {{table}} USING brin (processed_at)', v_values);
-    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
-    IF FOUND THEN
+    IF v_values ? 'aggregate' THEN
         -- The head test of the ordered claim (is there an earlier unprocessed message?).
         -- enable_inbox_ordering drops it first when the columns change.
         PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_ordering_idx',
-            'CREATE INDEX {{index}} ON {{table}} ({{aggregate}}, {{sequence}}, seq) WHERE processed_at IS NULL',
-            v_values || jsonb_build_object(
-                'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column)));
+            'CREATE INDEX {{index}} ON {{table}} ({{aggregate}}, {{sequence}}, seq) WHERE {{unprocessed}}', v_values);
     END IF;
 END;
 $$;
@@ -469,53 +631,42 @@ SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
 AS $$
 DECLARE
-    o inbox.inbox_ordering_config;
-    v_values jsonb := jsonb_build_object(
-        'table', inbox.inbox_table(c),
-        'pending', inbox.state_predicate(c, 'pending'),
-        'dead', inbox.state_predicate(c, 'dead'),
-        'claim_order', inbox.queue_order_sql(c),
-        'arrival_order', inbox.arrival_order_sql(c),
-        'event_type', format('%I', c.event_type_column),
-        'processed_at', format('%I', c.processed_at_column));
+    v jsonb := inbox.vocabulary(c);
 BEGIN
     PERFORM inbox.replace_view(c, c.inbox_name || '_pending', inbox.sql_template(
-        'SELECT m.* FROM {{table}} m WHERE {{pending}} ORDER BY {{claim_order}}', v_values));
+        'SELECT m.* FROM {{table}} m WHERE {{pending}} ORDER BY {{claim_order}}', v));
     PERFORM inbox.replace_view(c, c.inbox_name || '_dlq', inbox.sql_template(
-        'SELECT m.* FROM {{table}} m WHERE {{dead}} ORDER BY {{arrival_order}}', v_values));
+        'SELECT m.* FROM {{table}} m WHERE {{dead}} ORDER BY {{arrival_order}}', v));
     PERFORM inbox.replace_view(c, c.inbox_name || '_stats', inbox.sql_template($v$
-        SELECT m.{{event_type}} AS event_type,
+        SELECT {{event_type}} AS event_type,
                count(*) FILTER (WHERE {{pending}}) AS pending,
-               count(*) FILTER (WHERE m.{{processed_at}} IS NOT NULL) AS processed,
+               count(*) FILTER (WHERE {{processed}}) AS processed,
                count(*) FILTER (WHERE {{dead}}) AS dead,
                count(*) AS total
-        FROM {{table}} m GROUP BY m.{{event_type}}$v$, v_values));
+        FROM {{table}} m GROUP BY {{event_type}}$v$, v));
 
-    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
-    IF NOT FOUND THEN
+    IF v ->> 'aggregate' IS NULL THEN
         PERFORM inbox.replace_view(c, 'next_' || c.inbox_name, NULL);
         RETURN;
     END IF;
     -- The next unprocessed message of every aggregate, dead or backing off included: such a head
     -- blocks its aggregate (see docs/consuming.md). Ties of the sequence go to the earlier arrival
-    -- (seq) of a managed inbox and to the lower id of a tracked table, as in its claim
-    -- (inbox.tracked_head_sql).
+    -- (seq) of a managed inbox and to the lower id of a tracked table, as in its claim (head in
+    -- inbox.vocabulary).
     PERFORM inbox.replace_view(c, 'next_' || c.inbox_name, inbox.sql_template($v$
-        SELECT DISTINCT ON (m.{{aggregate}}) m.* FROM {{table}} m
-        WHERE m.{{processed_at}} IS NULL AND m.{{aggregate}} IS NOT NULL
-        ORDER BY m.{{aggregate}}, m.{{sequence}}, {{tie}}$v$,
-        v_values || jsonb_build_object(
-            'aggregate', format('%I', o.aggregate_column), 'sequence', format('%I', o.sequence_column),
-            'tie', CASE WHEN c.managed THEN 'm.seq' ELSE format('m.%I', c.id_column) END)));
+        SELECT DISTINCT ON ({{aggregate}}) m.* FROM {{table}} m
+        WHERE {{unprocessed}} AND {{aggregate}} IS NOT NULL
+        ORDER BY {{aggregate}}, {{sequence}}, {{tie}}$v$, v));
 END;
 $$;
 
--- The start of both claim functions. A queue table's statistics are always stale (rows come and
--- go between analyzes); believing the backlog tiny, the planner picked a bitmap scan of the whole
--- backlog plus a sort (25 ms instead of 1.6 ms for 100 of 100,000). The claim must walk the claim
--- index in order, so the alternatives are off inside the function. Their penalty costs would
--- trigger JIT compilation (~400 ms a call), so JIT is off too. The pinned search_path keeps
--- every name in the body to the built-ins and the inbox's own objects.
+-- The claim functions, one skeleton for every kind. A queue table's statistics are always stale
+-- (rows come and go between analyzes); believing the backlog tiny, the planner picked a bitmap
+-- scan of the whole backlog plus a sort (25 ms instead of 1.6 ms for 100 of 100,000). A managed
+-- inbox's claim must walk the claim index in order, so the alternatives are off inside the
+-- function (managed_claim_settings). Their penalty costs would trigger JIT compilation (~400 ms a
+-- call), so JIT is off too (in a tracked table's claim as well). The pinned search_path keeps every
+-- name in the body to the built-ins and the inbox's own objects.
 -- Generic plans: plpgsql keeps each statement's plan for the session, but by default it plans a
 -- statement with parameters again for every call whenever the generic plan's estimate is higher
 -- (here always: a LIMIT of unknown size); planning was a fifth of a claim of 10 and a tenth of a
@@ -530,10 +681,15 @@ $$;
 -- the priorities below the top at least that share of the claims, however many top-priority
 -- messages keep arriving.
 -- p_per_aggregate: on an ordered inbox, a claim may take up to that many messages of one aggregate,
--- its head and the messages right behind it, in order (ordered_claim_template); elsewhere it
+-- its head and the messages right behind it, in order (ordered_claim_pick); elsewhere it
 -- changes nothing (a plain inbox has no per-aggregate bound, a tracked table's claim takes heads).
--- Placeholders: {{function}} claim_<name>, {{table}} the inbox's table.
-CREATE OR REPLACE FUNCTION inbox.generated_claim_header()
+-- The skeleton fills in, for every kind of claim, the parts of a pick (inbox.plain_claim_pick,
+-- inbox.ordered_claim_pick, inbox.tracked_claim_pick in definitions/tracking.sql): its {{declarations}},
+-- the {{start}} of its body after the argument checks (claim floors, pause) and the {{pick}}
+-- itself, which locks, marks and returns the batch. Placeholders besides: {{function}},
+-- {{returns}} (SETOF the inbox's table, or a tracked table's rows in that layout), {{settings}}
+-- (the SET clauses above, or a tracked claim's own) and {{directives}} (plpgsql's, or nothing).
+CREATE OR REPLACE FUNCTION inbox.claim_skeleton()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -542,17 +698,62 @@ AS $h$ SELECT $t$
                                                     p_max_bytes bigint DEFAULT NULL,
                                                     p_skip_top_priority boolean DEFAULT false,
                                                     p_per_aggregate integer DEFAULT 1)
-            RETURNS SETOF {{table}}
+            RETURNS {{returns}}
             LANGUAGE plpgsql
             SET search_path = pg_catalog, pg_temp
-            SET enable_bitmapscan = off SET enable_sort = off SET enable_seqscan = off SET jit = off
-            SET plan_cache_mode = force_generic_plan
+            {{settings}}
             AS $body$
-            DECLARE
+            {{directives}}DECLARE
                 v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
-                v_floor integer;  -- claim only priorities after this one (NULL: all)$t$ $h$;
+                {{declarations}}
+            BEGIN
+                {{checks}}
+                {{start}}
+                {{pick}}
+            END;
+            $body$
+$t$ $h$;
 
--- The start of the body of both claim functions: the argument checks.
+-- Before the skeleton, each kind's template was a whole function.
+DROP FUNCTION IF EXISTS inbox.generated_claim_header();
+DROP FUNCTION IF EXISTS inbox.plain_claim_template();
+DROP FUNCTION IF EXISTS inbox.ordered_claim_template();
+
+-- The SET clauses of a managed inbox's claim (see above).
+CREATE OR REPLACE FUNCTION inbox.managed_claim_settings()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $h$ SELECT $t$SET enable_bitmapscan = off SET enable_sort = off SET enable_seqscan = off SET jit = off
+            SET plan_cache_mode = force_generic_plan$t$ $h$;
+
+-- (Re)creates claim_<name> from the skeleton and the parts of a pick (declarations, start, pick),
+-- each filled from p_values first. Earlier versions had fewer arguments; such an overload would
+-- make calls with fewer arguments ambiguous, so it goes. EXECUTE stays PUBLIC's, as for any new
+-- function.
+CREATE OR REPLACE FUNCTION inbox.create_claim_function(p_values jsonb, p_parts jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_old text;
+BEGIN
+    FOREACH v_old IN ARRAY ARRAY['integer, integer[]', 'integer, integer[], bigint',
+                                 'integer, integer[], bigint, boolean'] LOOP
+        IF to_regprocedure(p_values ->> 'function' || '(' || v_old || ')') IS NOT NULL THEN
+            EXECUTE 'DROP FUNCTION ' || (p_values ->> 'function') || '(' || v_old || ')';
+        END IF;
+    END LOOP;
+    EXECUTE inbox.sql_template(inbox.claim_skeleton(), p_values || jsonb_build_object(
+        'checks', inbox.generated_claim_checks(),
+        'declarations', inbox.sql_template(p_parts ->> 'declarations', p_values),
+        'start', inbox.sql_template(p_parts ->> 'start', p_values),
+        'pick', inbox.sql_template(p_parts ->> 'pick', p_values)));
+END;
+$$;
+
+-- The start of the body of every claim function: the argument checks.
 CREATE OR REPLACE FUNCTION inbox.generated_claim_checks()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -579,14 +780,12 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t$IF p_skip_top_priority THEN
                     SELECT w.priority INTO v_floor FROM {{table}} w
-                    WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                      AND w.next_attempt_at <= now()
+                    WHERE {{w.claimable}}
                       AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                     ORDER BY w.priority, w.seq
                     LIMIT 1;
                     IF NOT EXISTS (SELECT 1 FROM {{table}} w
-                                   WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                                     AND w.next_attempt_at <= now()
+                                   WHERE {{w.claimable}}
                                      AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                                      AND w.priority > v_floor
                                    ORDER BY w.priority, w.seq
@@ -629,7 +828,7 @@ SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t$RETURN QUERY
                 WITH claimed AS (
                     UPDATE {{table}} m SET processed_at = now()
-                    WHERE m.ctid = ANY (v_tids) AND num_nulls(m.processed_at) = 1
+                    WHERE m.ctid = ANY (v_tids) AND {{m.still_unprocessed}}
                     RETURNING m.*
                 )
                 SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;$t$ $h$;
@@ -688,15 +887,14 @@ AS $h$ SELECT $t$IF v_state IS NULL
 -- batches the budget cut short. Locking row by row instead (a cursor) would cost every claim.
 -- A claim that skips the top priority claims from the levels after the first with a claimable
 -- message, and claims as usual when it finds nothing there.
--- Placeholders: {{header}} (generated_claim_header), {{checks}}, {{budget_cut}}
--- (generated_claim_budget_cut), {{mark}} (generated_claim_mark), {{table}}, {{max_retries}},
--- {{floor_declarations}} (generated_claim_floor_declarations), {{floors}} (generated_claim_floors).
-CREATE OR REPLACE FUNCTION inbox.plain_claim_template()
-RETURNS text
+-- Placeholders: {{budget_cut}} (generated_claim_budget_cut), {{mark}} (generated_claim_mark),
+-- {{table}}, {{max_retries}}, {{function}}, {{floor_declarations}}
+-- (generated_claim_floor_declarations), {{floors}} (generated_claim_floors).
+CREATE OR REPLACE FUNCTION inbox.plain_claim_pick()
+RETURNS jsonb
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $h$ SELECT $t${{header}}
-                v_tids tid[];     -- the rows a claim within a byte budget locked
+AS $h$ SELECT jsonb_build_object('declarations', $t$v_tids tid[];     -- the rows a claim within a byte budget locked
                 v_bytes bigint;   -- and their payloads' size
                 v_level_tids tid[];
                 v_level_bytes bigint;
@@ -704,15 +902,12 @@ AS $h$ SELECT $t${{header}}
                 v_i integer;
                 v_top integer;    -- the level skipped by p_skip_top_priority
                 v_left integer := p_limit;
-                v_n integer;
-            BEGIN
-                {{checks}}
-                {{floors}}
-                IF p_skip_top_priority THEN
+                v_n integer;$t$,
+    'start', '{{floors}}',
+    'pick', $t$IF p_skip_top_priority THEN
                     FOR v_i IN 1 .. cardinality(v_levels) LOOP
                         PERFORM FROM {{table}} w
-                        WHERE w.processed_at IS NULL AND w.retry_count < {{max_retries}}
-                          AND w.next_attempt_at <= now()
+                        WHERE {{w.claimable}}
                           AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                           AND w.priority = v_levels[v_i] AND w.seq >= coalesce(v_from[v_i], '-9223372036854775808'::bigint)
                         ORDER BY w.priority, w.seq
@@ -731,15 +926,14 @@ AS $h$ SELECT $t${{header}}
                             WHERE m.ctid = ANY (ARRAY(
                                 SELECT c.ctid
                                 FROM {{table}} c
-                                WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
-                                  AND c.next_attempt_at <= now()
+                                WHERE {{c.claimable}}
                                   AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
                                   AND c.priority = v_levels[v_i]
                                   AND c.seq >= coalesce(v_from[v_i], '-9223372036854775808'::bigint)
                                 ORDER BY c.priority, c.seq
                                 LIMIT v_left
                                 FOR UPDATE OF c SKIP LOCKED))
-                              AND num_nulls(m.processed_at) = 1
+                              AND {{m.still_unprocessed}}
                             RETURNING m.*
                         )
                         SELECT * FROM claimed ORDER BY claimed.priority, claimed.seq;
@@ -751,8 +945,7 @@ AS $h$ SELECT $t${{header}}
                         SELECT array_agg(l.tid), sum(l.bytes) INTO v_level_tids, v_level_bytes
                         FROM (SELECT c.ctid AS tid, coalesce(pg_column_size(c.payload), 0) AS bytes
                               FROM {{table}} c
-                              WHERE c.processed_at IS NULL AND c.retry_count < {{max_retries}}
-                                AND c.next_attempt_at <= now()
+                              WHERE {{c.claimable}}
                                 AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
                                 AND c.priority = v_levels[v_i]
                                 AND c.seq >= coalesce(v_from[v_i], '-9223372036854775808'::bigint)
@@ -774,10 +967,7 @@ AS $h$ SELECT $t${{header}}
                     -- Below the top, nothing waits or everything was locked by other claims: an
                     -- ordinary claim.
                     RETURN QUERY SELECT * FROM {{function}}(p_limit, p_buckets, p_max_bytes);
-                END IF;
-            END;
-            $body$
-$t$ $h$;
+                END IF;$t$) $h$;
 
 -- The first window of the ordered claim: up to v_window claimable messages from the start of the
 -- claim order (priority, seq), each flagged "candidate" when it may be its aggregate's head: it has
@@ -787,7 +977,7 @@ $t$ $h$;
 -- Without this, a window of followers (each aggregate's next messages: a worker whose share of the
 -- aggregates is smaller than its batch) probed every one of its messages on every claim. Reading
 -- the whole window and sorting it costs little next to the probes saved, but more than a walk that
--- stops at its limit when the heads come first (v_share in ordered_claim_template;
+-- stops at its limit when the heads come first (v_share in ordered_claim_pick;
 -- docs/performance.md, "Ordered claim").
 -- Placeholders: {{table}}, {{aggregate}}, {{sequence}}, {{window_filter}}.
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_candidates_template()
@@ -815,8 +1005,7 @@ AS $h$ SELECT $t$SELECT c.ctid AS tid,
                                   ELSE coalesce(pg_column_size(c.payload), 0) END AS bytes
                       FROM ({{rows}}) win
                       JOIN {{table}} c ON c.ctid = win.tid  -- by TID: see num_nulls in the plain claim
-                      WHERE num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
-                        AND c.next_attempt_at <= now()
+                      WHERE {{c.still_claimable}}
                         AND (c.{{aggregate}} IS NULL OR NOT {{candidate_blocked}})
                       ORDER BY win.priority, win.seq
                       LIMIT v_limit - cardinality(v_tids)
@@ -924,7 +1113,7 @@ AS $h$ SELECT $t$IF p_per_aggregate > 1 AND cardinality(v_tids) BETWEEN 1 AND p_
                                           FROM (SELECT f.ctid AS tid, f.{{sequence}} AS s, f.seq, f.priority,
                                                        f.retry_count, f.next_attempt_at, f.bucket
                                                 FROM {{table}} f
-                                                WHERE f.{{aggregate}} = p.{{aggregate}} AND f.processed_at IS NULL
+                                                WHERE f.{{aggregate}} = p.{{aggregate}} AND {{f.unprocessed}}
                                                   AND (f.{{sequence}}, f.seq) > (p.{{sequence}}, p.seq)
                                                 ORDER BY f.{{aggregate}}, f.{{sequence}}, f.seq
                                                 LIMIT least(v_cap, p_per_aggregate - t.depth)) f
@@ -952,8 +1141,7 @@ AS $h$ SELECT $t$IF p_per_aggregate > 1 AND cardinality(v_tids) BETWEEN 1 AND p_
                                   ORDER BY f.depth, f.head
                                   LIMIT v_room) f
                             JOIN {{table}} m ON m.ctid = f.tid  -- by TID: see num_nulls in the plain claim
-                            WHERE num_nulls(m.processed_at) = 1 AND m.retry_count < {{max_retries}}
-                              AND m.next_attempt_at <= now()
+                            WHERE {{m.still_claimable}}
                             FOR UPDATE OF m SKIP LOCKED
                         )
                         SELECT v_tids || coalesce(array_agg(k.tid), '{}') INTO v_tids
@@ -1002,7 +1190,7 @@ AS $h$ SELECT $t$IF p_per_aggregate > 1 AND cardinality(v_tids) BETWEEN 1 AND p_
 -- their aggregates (ordered_claim_followers_template). While this session's claims find deep
 -- chains, the heads phases seek fewer heads (v_limit stands for p_limit above), and the room the
 -- followers leave goes to more heads, walked from after the last head taken.
--- Placeholders: {{header}}, {{prelude}}, {{budget_cut}}, {{mark}}, {{followers}}, {{walk}} and {{walk_on}}
+-- Placeholders: {{prelude}} (generated_claim_prelude), {{budget_cut}}, {{mark}}, {{followers}}, {{walk}} and {{walk_on}}
 -- (ordered_claim_walk_template from the start of the claim order, and after v_end),
 -- {{window_candidates}} (ordered_claim_candidates_template), {{window_filter}}
 -- (the claimable messages of window row w, in the buckets and above the priority floor), {{table}},
@@ -1015,11 +1203,11 @@ AS $h$ SELECT $t$IF p_per_aggregate > 1 AND cardinality(v_tids) BETWEEN 1 AND p_
 -- at the claim floors: the claimed messages before them, which stay in the claim index while the
 -- xmin horizon is held, are not read again. The head tests and phase 2's enumeration of the
 -- aggregates still read each aggregate's claimed messages (docs/performance.md, "Claim floors").
-CREATE OR REPLACE FUNCTION inbox.ordered_claim_template()
-RETURNS text
+CREATE OR REPLACE FUNCTION inbox.ordered_claim_pick()
+RETURNS jsonb
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $h$ SELECT $t${{header}}
+AS $h$ SELECT jsonb_build_object('declarations', $t$v_floor integer;  -- claim only priorities after this one (NULL: all)
                 -- The heads phases (1 and 2) seek v_limit heads: p_limit, unless this session's
                 -- last claim with runs (p_per_aggregate > 1) filled its batch with followers
                 -- (session setting {{runs}} is "deep"). Then a claim seeks heads for a tenth of
@@ -1065,11 +1253,10 @@ AS $h$ SELECT $t${{header}}
                 v_short boolean := coalesce(v_share ~ '^[0-7]/[0-9]{1,9}$', false);
                 v_before integer;  -- rows locked before phase 2
                 v_next text;       -- v_share after this claim
-                {{floor_declarations}}
-            BEGIN
-                {{prelude}}
-                {{floors}}
-                IF v_short THEN
+                {{floor_declarations}}$t$,
+    'start', $t${{prelude}}
+                {{floors}}$t$,
+    'pick', $t$IF v_short THEN
                     -- Without the slack for heads behind followers: this session's claims do not
                     -- fill their limit, and the window's second half was followers it read for
                     -- nothing (with two workers at the limit they set, 625, 1.14x the claims).
@@ -1156,14 +1343,12 @@ AS $h$ SELECT $t${{header}}
                                     SELECT heads.tid FROM heads
                                     UNION ALL
                                     (SELECT u.ctid FROM {{table}} u
-                                     WHERE u.{{aggregate}} IS NULL AND u.processed_at IS NULL AND u.retry_count < {{max_retries}}
-                                       AND u.next_attempt_at <= now() AND {{floor_filter_u}}
+                                     WHERE u.{{aggregate}} IS NULL AND {{u.claimable}} AND {{floor_filter_u}}
                                        AND (v_mask IS NULL OR get_bit(v_mask, u.bucket) = 1)
                                        AND (v_floor IS NULL OR u.priority > v_floor)
                                      ORDER BY u.priority, u.seq
                                      LIMIT v_limit)))
-                              AND num_nulls(c.processed_at) = 1 AND c.retry_count < {{max_retries}}
-                              AND c.next_attempt_at <= now()
+                              AND {{c.still_claimable}}
                               AND (v_mask IS NULL OR get_bit(v_mask, c.bucket) = 1)
                               AND (v_floor IS NULL OR c.priority > v_floor)
                               AND (c.{{aggregate}} IS NULL OR NOT c.{{aggregate}} = ANY (ARRAY(
@@ -1207,12 +1392,10 @@ AS $h$ SELECT $t${{header}}
                 IF NOT FOUND AND v_floor IS NOT NULL THEN
                     -- Below the top, no head could be claimed: an ordinary claim.
                     RETURN QUERY SELECT * FROM {{function}}(p_limit, p_buckets, p_max_bytes, false, p_per_aggregate);
-                END IF;
-            END;
-            $body$
-$t$ $h$;
+                END IF;$t$) $h$;
 
--- claim_<name> of a managed inbox, plain or ordered (a tracked table has none).
+-- claim_<name>: a managed inbox's, plain or ordered, or a tracked table's (definitions/tracking.sql), each
+-- from the claim skeleton and its pick.
 CREATE OR REPLACE FUNCTION inbox.rebuild_claim_function(c inbox.inbox_config)
 RETURNS void
 LANGUAGE plpgsql
@@ -1220,7 +1403,6 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     o inbox.inbox_ordering_config;
-    v_old text;
     v_table text := inbox.inbox_table(c);
     -- The rows of an ordered claim's window, for ordered_claim_lock_template.
     v_window_rows text := 'SELECT w.ctid AS tid, w.priority, w.seq FROM {{table}} w'
@@ -1231,7 +1413,8 @@ DECLARE
                               coalesce(v_from[1], '-9223372036854775808'::bigint))
                               AND {{m}}.seq >= coalesce(v_from[array_position(v_levels, {{m}}.priority)],
                                                         '-9223372036854775808'::bigint)$f$;
-    v_values jsonb := jsonb_build_object(
+    -- The names of inbox.vocabulary over the rows the templates speak of ({{w.claimable}}, ...).
+    v_values jsonb := inbox.vocabulary_over(c, ARRAY['c', 'f', 'm', 'u', 'w']) || jsonb_build_object(
         'function', format('inbox.%I', 'claim_' || c.inbox_name),
         'table', v_table,
         'max_retries', c.max_retries);
@@ -1241,19 +1424,12 @@ BEGIN
         RETURN;
     END IF;
     v_values := v_values || jsonb_build_object(
-        'header', inbox.sql_template(inbox.generated_claim_header(), v_values),
-        'checks', inbox.generated_claim_checks(),
-        'prelude', inbox.generated_claim_checks() || inbox.sql_template(inbox.generated_claim_prelude(), v_values),
+        'returns', 'SETOF ' || v_table,
+        'settings', inbox.managed_claim_settings(),
+        'directives', '',
+        'prelude', inbox.sql_template(inbox.generated_claim_prelude(), v_values),
         'budget_cut', inbox.sql_template(inbox.generated_claim_budget_cut(), v_values),
         'mark', inbox.sql_template(inbox.generated_claim_mark(), v_values));
-    -- Earlier versions had fewer arguments; such an overload would make calls with fewer arguments
-    -- ambiguous. EXECUTE stays PUBLIC's, as for any new function.
-    FOREACH v_old IN ARRAY ARRAY['integer, integer[]', 'integer, integer[], bigint',
-                                 'integer, integer[], bigint, boolean'] LOOP
-        IF to_regprocedure(format('inbox.%I(%s)', 'claim_' || c.inbox_name, v_old)) IS NOT NULL THEN
-            EXECUTE format('DROP FUNCTION inbox.%I(%s)', 'claim_' || c.inbox_name, v_old);
-        END IF;
-    END LOOP;
     v_values := v_values || jsonb_build_object(
         'inbox', quote_literal(c.inbox_name),
         'floor_key', quote_literal('pginbox_floor.' || c.inbox_name),
@@ -1263,7 +1439,7 @@ BEGIN
         'floors', inbox.sql_template(inbox.generated_claim_floors(), v_values));
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
     IF NOT FOUND THEN
-        EXECUTE inbox.sql_template(inbox.plain_claim_template(), v_values);
+        PERFORM inbox.create_claim_function(v_values, inbox.plain_claim_pick());
         RETURN;
     END IF;
     v_values := v_values || jsonb_build_object(
@@ -1277,7 +1453,7 @@ BEGIN
     v_values := v_values || jsonb_build_object(
         'floor_filter_u', replace(v_floor_filter, '{{m}}', 'u'),
         'window_filter', inbox.sql_template(
-        'w.processed_at IS NULL AND w.retry_count < {{max_retries}} AND w.next_attempt_at <= now()
+        '{{w.claimable}}
                               AND (v_mask IS NULL OR get_bit(v_mask, w.bucket) = 1)
                               AND (v_floor IS NULL OR w.priority > v_floor)
                               AND ' || replace(v_floor_filter, '{{m}}', 'w'), v_values));
@@ -1299,7 +1475,7 @@ BEGIN
             'candidates', v_values ->> 'window_candidates',
             'lock', inbox.sql_template(inbox.ordered_claim_lock_template(), v_values || jsonb_build_object(
                 'rows', 'SELECT f.tid, f.priority, f.seq FROM cand f WHERE f.candidate ORDER BY f.priority, f.seq')))));
-    EXECUTE inbox.sql_template(inbox.ordered_claim_template(), v_values);
+    PERFORM inbox.create_claim_function(v_values, inbox.ordered_claim_pick());
 END;
 $$;
 

@@ -5,58 +5,29 @@
 -- others may create in public never take part (docs/security.md). install.sql sets it too.
 SET LOCAL search_path = pg_catalog, pg_temp;
 
--- The retry count and last error of a message over alias m. A managed inbox keeps them in its
--- table. A tracked table keeps them in its own columns when it has them (a nullable counter:
--- NULL = no failure yet) and otherwise in the inbox's side table inbox.<name>_retry_state, read
--- by one primary-key probe per message (inbox.retry_state_table).
+-- The retry count and last error of a message over alias m (inbox.vocabulary). A managed inbox
+-- keeps them in its table. A tracked table keeps them in its own columns when it has them (a
+-- nullable counter: NULL = no failure yet) and otherwise in the inbox's side table
+-- inbox.<name>_retry_state, read by one primary-key probe per message (inbox.retry_state_table).
 CREATE OR REPLACE FUNCTION inbox.retries_sql(c inbox.inbox_config)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT CASE
-        WHEN c.managed THEN 'm.retry_count'
-        WHEN c.retry_count_column IS NOT NULL THEN format('coalesce(m.%I, 0)', c.retry_count_column)
-        ELSE format('coalesce((SELECT s.retry_count FROM %s s WHERE s.message_id = m.%I), 0)',
-                    inbox.retry_state_table(c), c.id_column) END
-$$;
+AS $$ SELECT inbox.vocabulary(c, p_settings => false) ->> 'retries' $$;
 
 CREATE OR REPLACE FUNCTION inbox.error_sql(c inbox.inbox_config)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT CASE
-        WHEN c.managed THEN 'm.error'
-        WHEN c.error_column IS NOT NULL THEN format('m.%I::text', c.error_column)
-        ELSE format('(SELECT s.error FROM %s s WHERE s.message_id = m.%I)', inbox.retry_state_table(c), c.id_column) END
-$$;
+AS $$ SELECT inbox.vocabulary(c, p_settings => false) ->> 'error' $$;
 
--- The predicates of the message states for an inbox, as SQL over alias m. A managed inbox's retry
--- counter is NOT NULL and used bare so that the partial indexes (whose predicates are written the
--- same way) match. A tracked table without a counter of its own tests the side table with
--- (NOT) EXISTS, which the planner runs as an anti- or semi-join.
+-- The predicates of the message states for an inbox ('pending', 'dead', 'processed'), as SQL over
+-- alias m: the names of inbox.vocabulary, which defines them.
 CREATE OR REPLACE FUNCTION inbox.state_predicate(c inbox.inbox_config, p_state text)
 RETURNS text
-LANGUAGE plpgsql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    v_dead text;
-BEGIN
-    IF p_state = 'processed' THEN
-        RETURN format('m.%I IS NOT NULL', c.processed_at_column);
-    END IF;
-    IF NOT c.managed AND c.retry_count_column IS NULL THEN
-        v_dead := format('EXISTS (SELECT 1 FROM %s s WHERE s.message_id = m.%I AND s.retry_count >= %s)',
-            inbox.retry_state_table(c), c.id_column, c.max_retries);
-        RETURN format('m.%I IS NULL AND %s%s', c.processed_at_column,
-            CASE p_state WHEN 'pending' THEN 'NOT ' ELSE '' END, v_dead);
-    END IF;
-    RETURN format('m.%I IS NULL AND %s %s %s', c.processed_at_column, inbox.retries_sql(c),
-        CASE p_state WHEN 'pending' THEN '<' ELSE '>=' END, c.max_retries);
-END;
-$$;
+AS $$ SELECT inbox.vocabulary(c, p_settings => false) ->> p_state $$;
 
 -- The catalog row of an inbox an operator action (replay, discard, purge) acts on, once the caller
 -- may: the actions run as the schema's owner (SECURITY DEFINER), so that they alone write the
@@ -91,10 +62,38 @@ CREATE OR REPLACE FUNCTION inbox.replay_resequence_sql(c inbox.inbox_config)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
+AS $$ SELECT inbox.vocabulary(c) ->> 'resequence' $$;
+
+-- Replays the dead letters p_selection selects (SQL over alias m, the dead test included; $1 the
+-- event ids, $2 the event type, $3 the error group): retry count 0 and due at once, the last error
+-- kept. Both replays (replay_inbox_messages, replay_dlq_group) come here. A managed inbox's
+-- replayed messages get a new seq without ordering (resequence in inbox.vocabulary); with ordering
+-- they keep it, and the claim floors, which have passed it, start again from the start of their
+-- levels (inbox.reset_claim_floors). A tracked table's retry state is its columns and side table
+-- (inbox.tracked_replay). Returns how many.
+CREATE OR REPLACE FUNCTION inbox.replay_dead_letters(c inbox.inbox_config, p_selection text, p_event_ids text[],
+                                                     p_event_type text, p_error text DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT CASE WHEN c.managed AND NOT EXISTS (SELECT 1 FROM inbox.inbox_ordering_config o
-                                               WHERE o.inbox_name = c.inbox_name)
-                THEN ', seq = DEFAULT' ELSE '' END
+DECLARE
+    v jsonb;
+    v_count integer;
+BEGIN
+    IF NOT c.managed THEN
+        RETURN inbox.tracked_replay(c, p_selection, p_event_ids, p_event_type, p_error);
+    END IF;
+    v := inbox.vocabulary(c) || jsonb_build_object('selection', p_selection);
+    EXECUTE inbox.sql_template(
+        'UPDATE {{table}} m SET retry_count = 0, next_attempt_at = ''-infinity''{{resequence}} WHERE {{selection}}', v)
+        USING p_event_ids, p_event_type, p_error;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    IF v_count > 0 AND v ->> 'resequence' = '' THEN
+        PERFORM inbox.reset_claim_floors();
+    END IF;
+    RETURN v_count;
+END;
 $$;
 
 -- Replays dead letters: retry_count = 0 and next_attempt_at = -infinity (a tracked table's in
@@ -122,17 +121,8 @@ BEGIN
     v_selector := CASE WHEN p_event_ids IS NOT NULL
         THEN format('m.%I = ANY ($1::%s[])', c.id_column, inbox.id_type(c))
         ELSE format('m.%I = $2', c.event_type_column) END;
-    IF c.managed THEN
-        EXECUTE format('UPDATE %s m SET retry_count = 0, next_attempt_at = ''-infinity''%s WHERE %s AND %s',
-            inbox.inbox_table(c), inbox.replay_resequence_sql(c), v_selector, inbox.state_predicate(c, 'dead'))
-            USING p_event_ids, p_event_type;
-        GET DIAGNOSTICS v_count = ROW_COUNT;
-        IF v_count > 0 AND inbox.replay_resequence_sql(c) = '' THEN
-            PERFORM inbox.reset_claim_floors();
-        END IF;
-    ELSE
-        v_count := inbox.tracked_replay(c, v_selector, p_event_ids, p_event_type);
-    END IF;
+    v_count := inbox.replay_dead_letters(c, v_selector || ' AND ' || inbox.state_predicate(c, 'dead'),
+        p_event_ids, p_event_type);
     PERFORM inbox.log_operator_action('replay', p_inbox,
         jsonb_strip_nulls(jsonb_build_object('event_ids', p_event_ids, 'event_type', p_event_type)), v_count);
     RETURN v_count;
@@ -204,32 +194,30 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_table text := inbox.inbox_table(c);
-    v_pending text := inbox.state_predicate(c, 'pending');
-    v_aggregate text;
+    -- The settings (the ordering's aggregate) only for passing over stalled aggregates.
+    v jsonb := inbox.vocabulary(c, p_settings => p_stalled) || jsonb_build_object('columns', p_columns);
 BEGIN
-    IF c.managed THEN
-        SELECT o.aggregate_column INTO v_aggregate FROM inbox.inbox_ordering_config o
-        WHERE o.inbox_name = c.inbox_name AND p_stalled;
-        RETURN format($q$WITH RECURSIVE prio AS (
-                (SELECT m.priority FROM %1$s m WHERE %2$s ORDER BY m.priority LIMIT 1)
+    IF NOT c.managed THEN
+        RETURN inbox.sql_template(
+            'SELECT {{columns}} FROM {{table}} m WHERE {{pending}} AND {{received_at}} <= now() ORDER BY {{received_at}} LIMIT 1', v);
+    END IF;
+    -- The stalled aggregates' messages are passed over only where there are aggregates.
+    RETURN inbox.sql_template($q$WITH RECURSIVE prio AS (
+                (SELECT m.priority FROM {{table}} m WHERE {{pending}} ORDER BY m.priority LIMIT 1)
                 UNION ALL
-                SELECT (SELECT m.priority FROM %1$s m WHERE %2$s AND m.priority > prio.priority
+                SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}} AND m.priority > prio.priority
                         ORDER BY m.priority LIMIT 1)
                 FROM prio WHERE prio.priority IS NOT NULL)
-            SELECT %3$s FROM prio CROSS JOIN LATERAL (%4$s) m
-            ORDER BY m.seq LIMIT 1$q$, v_table, v_pending, p_columns,
-            CASE WHEN v_aggregate IS NULL THEN format(
-                'SELECT m.* FROM %s m WHERE %s AND m.priority = prio.priority AND m.received_at <= now()
-                 ORDER BY m.seq LIMIT 1', v_table, v_pending)
-            ELSE format(
-                'SELECT m.* FROM (SELECT m.* FROM %s m WHERE %s AND m.priority = prio.priority
+            SELECT {{columns}} FROM prio CROSS JOIN LATERAL ({{first}}) m
+            ORDER BY m.seq LIMIT 1$q$, v || jsonb_build_object('first', inbox.sql_template(
+        CASE WHEN NOT p_stalled OR NOT v ? 'aggregate' THEN
+            'SELECT m.* FROM {{table}} m WHERE {{pending}} AND m.priority = prio.priority AND m.received_at <= now()
+                 ORDER BY m.seq LIMIT 1'
+        ELSE
+            'SELECT m.* FROM (SELECT m.* FROM {{table}} m WHERE {{pending}} AND m.priority = prio.priority
                                   ORDER BY m.seq LIMIT 10000) m
-                 WHERE m.received_at <= now() AND NOT coalesce(m.%I::text = ANY ($1), false)
-                 ORDER BY m.seq LIMIT 1', v_table, v_pending, v_aggregate) END);
-    END IF;
-    RETURN format('SELECT %s FROM %s m WHERE %s AND m.%I <= now() ORDER BY m.%I LIMIT 1',
-        p_columns, v_table, v_pending, c.received_at_column, c.received_at_column);
+                 WHERE m.received_at <= now() AND NOT coalesce({{aggregate}}::text = ANY ($1), false)
+                 ORDER BY m.seq LIMIT 1' END, v)));
 END;
 $$;
 
@@ -251,8 +239,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
-    v_table text := inbox.inbox_table(c);
-    v_pending_predicate text := inbox.state_predicate(c, 'pending');
+    v jsonb := inbox.vocabulary(c);
+    v_table text := v ->> 'table';
+    v_pending_predicate text := v ->> 'pending';
     v_pending bigint;
     v_pending_exact boolean;
     v_dead bigint;
@@ -279,21 +268,20 @@ BEGIN
             FROM inbox.capped_count(v_table, v_pending_predicate, c.critical_pending + 1) x;
     END IF;
     SELECT x.n, x.exact INTO v_dead, v_dead_exact
-        FROM inbox.capped_count(v_table, inbox.state_predicate(c, 'dead'), greatest(c.degraded_dlq, 10000) + 1) x;
+        FROM inbox.capped_count(v_table, v ->> 'dead', greatest(c.degraded_dlq, 10000) + 1) x;
     IF cardinality(v_stalled) > 0 THEN
         SELECT x.n, x.exact INTO v_blocked, v_blocked_exact
-            FROM inbox.capped_count(v_table, v_pending_predicate || format(' AND m.%I::text = ANY (%L::text[])',
-                (SELECT o.aggregate_column FROM inbox.inbox_ordering_config o WHERE o.inbox_name = p_inbox),
-                v_stalled), greatest(c.critical_pending, 10000) + 1) x;
+            FROM inbox.capped_count(v_table, inbox.sql_template('{{pending}} AND {{aggregate}}::text = ANY ({{stalled}}::text[])',
+                v || jsonb_build_object('stalled', format('%L', v_stalled))), greatest(c.critical_pending, 10000) + 1) x;
     END IF;
     v_claimable := greatest(v_pending - v_blocked, 0);
     IF c.received_at_column IS NOT NULL THEN
-        EXECUTE inbox.oldest_pending_sql(c, format('m.%I', c.received_at_column), v_stalled IS NOT NULL)
+        EXECUTE inbox.oldest_pending_sql(c, v ->> 'received_at', v_stalled IS NOT NULL)
             INTO v_oldest USING v_stalled;
         v_age := coalesce(floor(inbox.seconds_since(v_oldest))::bigint, 0);
     END IF;
-    EXECUTE format('SELECT count(*) FROM %1$s m WHERE m.%2$I >= now() - interval ''1 minute''',
-        v_table, c.processed_at_column) INTO v_throughput;
+    EXECUTE inbox.sql_template('SELECT count(*) FROM {{table}} m WHERE {{processed_at}} >= now() - interval ''1 minute''', v)
+        INTO v_throughput;
 
     -- Blocked messages wait for their head, not for a worker: neither the age nor the pending
     -- checks count them (their dead heads count as dead letters).
@@ -494,10 +482,8 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     o inbox.inbox_ordering_config;
     p inbox.inbox_priority_config;
-    v_table text := inbox.inbox_table(c);
-    -- Pending or dead, written as the two partial-index predicates so a managed inbox reads
-    -- them through <name>_claim_idx and <name>_dlq_idx.
-    v_unprocessed text := format('((%s) OR (%s))', inbox.state_predicate(c, 'pending'), inbox.state_predicate(c, 'dead'));
+    v jsonb := inbox.vocabulary(c);
+    v_table text := v ->> 'table';
     v_health jsonb := inbox.inbox_health(p_inbox);
     v_rates jsonb;
     v_errors jsonb := '[]';
@@ -510,43 +496,42 @@ BEGIN
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = p_inbox;
 
-    EXECUTE format($q$SELECT jsonb_build_object(
-            'last_1_minute', count(*) FILTER (WHERE m.%1$I >= now() - interval '1 minute'),
-            'last_5_minutes', count(*) FILTER (WHERE m.%1$I >= now() - interval '5 minutes'),
+    -- Pending or dead ({{unprocessed_rows}}), written as the two partial-index predicates so a
+    -- managed inbox reads them through <name>_claim_idx and <name>_dlq_idx.
+    v := v || jsonb_build_object('unprocessed_rows', inbox.sql_template('(({{pending}}) OR ({{dead}}))', v));
+    EXECUTE inbox.sql_template($q$SELECT jsonb_build_object(
+            'last_1_minute', count(*) FILTER (WHERE {{processed_at}} >= now() - interval '1 minute'),
+            'last_5_minutes', count(*) FILTER (WHERE {{processed_at}} >= now() - interval '5 minutes'),
             'last_60_minutes', count(*))
-        FROM %2$s m WHERE m.%1$I >= now() - interval '60 minutes'$q$,
-        c.processed_at_column, v_table) INTO v_rates;
+        FROM {{table}} m WHERE {{processed_at}} >= now() - interval '60 minutes'$q$, v) INTO v_rates;
 
     -- Failing = not processed and failed at least once (retrying or dead).
-    EXECUTE format($q$SELECT coalesce(jsonb_agg(jsonb_build_object('error', e.error, 'count', e.n)
+    EXECUTE inbox.sql_template($q$SELECT coalesce(jsonb_agg(jsonb_build_object('error', e.error, 'count', e.n)
                                           ORDER BY e.n DESC, e.error), '[]')
         FROM (SELECT f.error, count(*) AS n
-              FROM (SELECT %1$s AS error, %4$s AS retries FROM %2$s m WHERE %3$s) f
+              FROM (SELECT {{error}} AS error, {{retries}} AS retries FROM {{table}} m WHERE {{unprocessed_rows}}) f
               WHERE f.error IS NOT NULL AND f.retries > 0
-              GROUP BY f.error ORDER BY count(*) DESC, f.error LIMIT 10) e$q$,
-        inbox.error_sql(c), v_table, v_unprocessed, inbox.retries_sql(c)) INTO v_errors;
-    EXECUTE format($q$SELECT coalesce(jsonb_object_agg(r.retries, r.n), '{}'),
-                             coalesce(sum(r.n) FILTER (WHERE r.retries > 0 AND r.retries < %4$s), 0)
-        FROM (SELECT %1$s AS retries, count(*) AS n FROM %2$s m
-              WHERE %3$s GROUP BY 1) r$q$,
-        inbox.retries_sql(c), v_table, v_unprocessed, c.max_retries) INTO v_retries, v_retrying;
+              GROUP BY f.error ORDER BY count(*) DESC, f.error LIMIT 10) e$q$, v) INTO v_errors;
+    EXECUTE inbox.sql_template($q$SELECT coalesce(jsonb_object_agg(r.retries, r.n), '{}'),
+                             coalesce(sum(r.n) FILTER (WHERE r.retries > 0 AND r.retries < {{max_retries}}), 0)
+        FROM (SELECT {{retries}} AS retries, count(*) AS n FROM {{table}} m
+              WHERE {{unprocessed_rows}} GROUP BY 1) r$q$, v) INTO v_retries, v_retrying;
 
     IF c.managed THEN
         -- Waiting messages that can never be claimed: next_attempt_at = 'infinity' (no worker
         -- writes it; replay or set next_attempt_at = '-infinity' to release them).
-        EXECUTE format($q$SELECT count(*) FROM %s m WHERE %s AND NOT isfinite(m.next_attempt_at)
-                          AND m.next_attempt_at > now()$q$, v_table, inbox.state_predicate(c, 'pending'))
+        EXECUTE inbox.sql_template($q$SELECT count(*) FROM {{table}} m WHERE {{pending}} AND NOT isfinite(m.next_attempt_at)
+                          AND m.next_attempt_at > now()$q$, v)
             INTO v_never_due;
     END IF;
 
     IF c.received_at_column IS NOT NULL THEN
-        EXECUTE inbox.oldest_pending_sql(c, format($q$jsonb_build_object('event_id', m.%1$I, 'event_type', m.%2$I,
-                    'received_at', m.%3$I,
-                    'age_seconds', floor(inbox.seconds_since(m.%3$I::timestamptz))::bigint)$q$,
-            c.id_column, c.event_type_column, c.received_at_column)) INTO v_oldest;
+        EXECUTE inbox.oldest_pending_sql(c, inbox.sql_template($q$jsonb_build_object('event_id', {{id}}, 'event_type', {{event_type}},
+                    'received_at', {{received_at}},
+                    'age_seconds', floor(inbox.seconds_since({{received_at}}::timestamptz))::bigint)$q$, v)) INTO v_oldest;
     END IF;
 
-    SELECT to_jsonb(v) INTO v_vacuum FROM inbox.inbox_vacuum(p_inbox) v;
+    SELECT to_jsonb(x) INTO v_vacuum FROM inbox.inbox_vacuum(p_inbox) x;
 
     RETURN jsonb_build_object(
         'inbox', c.inbox_name,
@@ -616,7 +601,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
-    v_table text := inbox.inbox_table(c);
+    v jsonb := inbox.vocabulary(c, p_settings => false);
     v_budget integer := p_batch_size;
     v_deleted bigint := 0;
     v_stripped bigint := 0;
@@ -641,9 +626,9 @@ BEGIN
 
     -- Rows are picked (and locked) by a bounded subquery and deleted by ctid: a TID scan, so each
     -- call costs about p_batch_size rows whatever the size of the table.
-    EXECUTE format($q$DELETE FROM %1$s m WHERE m.ctid = ANY (ARRAY(
-            SELECT d.ctid FROM %1$s d WHERE d.%2$I < now() - $1 LIMIT $2 FOR UPDATE SKIP LOCKED))$q$,
-        v_table, c.processed_at_column) USING v_delete_after, v_budget;
+    EXECUTE inbox.sql_template($q$DELETE FROM {{table}} x WHERE x.ctid = ANY (ARRAY(
+            SELECT m.ctid FROM {{table}} m WHERE {{processed_at}} < now() - $1 LIMIT $2 FOR UPDATE SKIP LOCKED))$q$, v)
+        USING v_delete_after, v_budget;
     GET DIAGNOSTICS v_deleted = ROW_COUNT;
     v_budget := v_budget - v_deleted;
 
@@ -656,14 +641,15 @@ BEGIN
         SELECT min(a.xact_start) INTO v_open_since FROM pg_stat_activity a
         WHERE a.datname = current_database() AND a.pid <> pg_backend_pid();
         -- In processed_at order from where the last call stopped, so stripped rows are not read again.
-        EXECUTE format($q$SELECT coalesce(array_agg(b.ctid), '{}'), max(b.processed_at) FROM (
-                SELECT m.ctid, m.processed_at FROM %1$s m
+        EXECUTE inbox.sql_template($q$SELECT coalesce(array_agg(b.ctid), '{}'), max(b.processed_at) FROM (
+                SELECT m.ctid, m.processed_at FROM {{table}} m
                 WHERE m.processed_at >= $1 AND m.processed_at < $2
                   AND (m.payload IS NOT NULL OR m.error IS NOT NULL)
-                ORDER BY m.processed_at LIMIT $3 FOR UPDATE SKIP LOCKED) b$q$, v_table)
+                ORDER BY m.processed_at LIMIT $3 FOR UPDATE SKIP LOCKED) b$q$, v)
             INTO v_rows, v_last
             USING c.stripped_until, v_strip_cutoff, v_budget;
-        EXECUTE format('UPDATE %s m SET payload = NULL, error = NULL WHERE m.ctid = ANY ($1)', v_table) USING v_rows;
+        EXECUTE inbox.sql_template('UPDATE {{table}} m SET payload = NULL, error = NULL WHERE m.ctid = ANY ($1)', v)
+            USING v_rows;
         GET DIAGNOSTICS v_stripped = ROW_COUNT;
         v_budget := v_budget - v_stripped;
         -- A full batch may have stopped inside a run of equal timestamps: resume at the last one.
@@ -675,10 +661,9 @@ BEGIN
     END IF;
 
     IF v_budget > 0 AND c.received_at_column IS NOT NULL THEN
-        EXECUTE format($q$DELETE FROM %1$s x WHERE x.ctid = ANY (ARRAY(
-                SELECT m.ctid FROM %1$s m WHERE %2$s AND m.%3$I < now() - $1
-                ORDER BY m.%3$I LIMIT $2 FOR UPDATE SKIP LOCKED))$q$,
-            v_table, inbox.state_predicate(c, 'dead'), c.received_at_column)
+        EXECUTE inbox.sql_template($q$DELETE FROM {{table}} x WHERE x.ctid = ANY (ARRAY(
+                SELECT m.ctid FROM {{table}} m WHERE {{dead}} AND {{received_at}} < now() - $1
+                ORDER BY {{received_at}} LIMIT $2 FOR UPDATE SKIP LOCKED))$q$, v)
             USING c.dlq_retention, v_budget;
         GET DIAGNOSTICS v_dead = ROW_COUNT;
         v_budget := v_budget - v_dead;
@@ -723,7 +708,7 @@ BEGIN
             'v.received_at, v.processed_at, v.error, v.retry_count, v.trace_id, v.seq, v.priority, v.bucket::integer '
             'FROM %s v LIMIT $1', v_view) USING p_limit;
     ELSE
-        RETURN QUERY EXECUTE format('SELECT %s FROM %s m LIMIT $1', inbox.tracked_row_sql(c), v_view)
+        RETURN QUERY EXECUTE 'SELECT ' || (inbox.vocabulary(c) ->> 'row') || ' FROM ' || v_view || ' m LIMIT $1'
             USING p_limit;
     END IF;
 END;

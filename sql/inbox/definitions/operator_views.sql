@@ -70,33 +70,30 @@ AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     o inbox.inbox_ordering_config;
-    v_table text := inbox.inbox_table(c);
+    v jsonb := inbox.vocabulary(c);
 BEGIN
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     IF NOT FOUND THEN
         RETURN NULL;
     END IF;
     IF c.managed THEN
-        RETURN format($q$WITH RECURSIVE %1$s
+        RETURN inbox.sql_template($q$WITH RECURSIVE {{heads}}
             SELECT b.* FROM heads CROSS JOIN LATERAL (
-                SELECT heads.agg::text AS agg, m.ctid AS tid, m.retry_count >= %3$s AS dead,
-                       m.retry_count < %3$s AND m.next_attempt_at > now() AS backing_off,
+                SELECT heads.agg::text AS agg, m.ctid AS tid, {{retries}} >= {{max_retries}} AS dead,
+                       {{retries}} < {{max_retries}} AND {{backing_off}} AS backing_off,
                        CASE WHEN m.xmax <> '0'::xid AND m.xmax = ANY ($1) THEN m.xmax END AS locker
-                FROM %2$s m WHERE m.ctid = heads.tid) b
+                FROM {{table}} m WHERE m.ctid = heads.tid) b
             WHERE b.dead OR b.backing_off OR b.locker IS NOT NULL$q$,
-            inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column), v_table, c.max_retries);
+            v || jsonb_build_object('heads', inbox.aggregate_heads_sql(v ->> 'table', o.aggregate_column, o.sequence_column)));
     END IF;
-    RETURN format($q$SELECT b.* FROM (
-            SELECT DISTINCT ON (m.%1$I) m.%1$I::text AS agg, m.ctid AS tid, (%4$s) AS dead,
-                   (%8$s) AND EXISTS (SELECT 1 FROM %7$s s WHERE s.message_id = m.%6$I AND s.next_attempt_at > now())
+    RETURN inbox.sql_template($q$SELECT b.* FROM (
+            SELECT DISTINCT ON ({{aggregate}}) {{aggregate}}::text AS agg, m.ctid AS tid, ({{dead}}) AS dead,
+                   ({{pending}}) AND {{backing_off}}
                        AS backing_off,
                    CASE WHEN m.xmax <> '0'::xid AND m.xmax = ANY ($1) THEN m.xmax END AS locker
-            FROM %3$s m WHERE m.%5$I IS NULL AND m.%1$I IS NOT NULL
-            ORDER BY m.%1$I, m.%2$I, m.%6$I) b
-        WHERE b.dead OR b.backing_off OR b.locker IS NOT NULL$q$,
-        o.aggregate_column, o.sequence_column, v_table,
-        inbox.state_predicate(c, 'dead'), c.processed_at_column, c.id_column, inbox.retry_state_table(c),
-        inbox.state_predicate(c, 'pending'));
+            FROM {{table}} m WHERE {{unprocessed}} AND {{aggregate}} IS NOT NULL
+            ORDER BY {{aggregate}}, {{sequence}}, {{tie}}) b
+        WHERE b.dead OR b.backing_off OR b.locker IS NOT NULL$q$, v);
 END;
 $$;
 
@@ -123,37 +120,30 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
-    o inbox.inbox_ordering_config;
     v_heads text := inbox.blocked_heads_sql(p_inbox);
 BEGIN
     PERFORM inbox.check_page_limit(p_limit);
     IF v_heads IS NULL THEN
         RETURN;
     END IF;
-    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
-    RETURN QUERY EXECUTE format($q$
-        WITH blocked AS MATERIALIZED (%1$s LIMIT $2)
+    RETURN QUERY EXECUTE inbox.sql_template($q$
+        WITH blocked AS MATERIALIZED ({{blocked_heads}} LIMIT $2)
         SELECT b.agg,
                CASE WHEN b.dead THEN 'dead_letter' WHEN b.backing_off THEN 'backing_off' ELSE 'claimed' END,
-               m.%3$I::text, m.%4$I::text, %5$s, %6$s, %7$s,
+               {{id}}::text, {{event_type}}::text, {{error}}, ({{retries}})::integer,
+               CASE WHEN b.backing_off THEN {{next_attempt_at}} END,
                l.pid, a.application_name::text,
-               (SELECT count(*) FROM (SELECT 1 FROM %2$s w WHERE w.%8$I::text = b.agg AND w.%9$I IS NULL
+               (SELECT count(*) FROM (SELECT 1 FROM {{table}} w WHERE {{w.aggregate}}::text = b.agg AND {{w.unprocessed}}
                                       LIMIT 100001) x) - 1,
-               %10$s
+               {{received_at_tz}}
         FROM blocked b
-        JOIN %2$s m ON m.ctid = b.tid
+        JOIN {{table}} m ON m.ctid = b.tid
         LEFT JOIN pg_catalog.pg_locks l ON b.locker IS NOT NULL AND l.locktype = 'transactionid'
              AND l.transactionid = b.locker AND l.mode = 'ExclusiveLock'
         LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid
         ORDER BY b.agg$q$,
-        v_heads, inbox.inbox_table(c), c.id_column, c.event_type_column,
-        inbox.error_sql(c),
-        format('(%s)::integer', inbox.retries_sql(c)),
-        CASE WHEN c.managed THEN 'CASE WHEN b.backing_off THEN m.next_attempt_at END'
-             ELSE format('CASE WHEN b.backing_off THEN (SELECT s.next_attempt_at FROM %s s WHERE s.message_id = m.%I) END',
-                         inbox.retry_state_table(c), c.id_column) END,
-        o.aggregate_column, c.processed_at_column,
-        CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz' ELSE format('m.%I::timestamptz', c.received_at_column) END)
+        inbox.vocabulary(c) || inbox.vocabulary_over(c, ARRAY['w']) || jsonb_build_object('blocked_heads', v_heads,
+            'received_at_tz', coalesce(inbox.vocabulary(c) ->> 'received_at' || '::timestamptz', 'NULL::timestamptz')))
         USING inbox.running_xids(), p_limit;
 END;
 $$;
@@ -179,11 +169,11 @@ BEGIN
     IF NOT FOUND OR NOT c.managed THEN
         RETURN NULL;
     END IF;
-    EXECUTE format($q$WITH RECURSIVE %1$s, walked AS MATERIALIZED (SELECT heads.agg, heads.tid FROM heads LIMIT $1)
-        SELECT coalesce(array_agg(walked.agg::text), '{}') FROM walked JOIN %2$s m ON m.ctid = walked.tid
-        WHERE m.retry_count >= %3$s OR m.next_attempt_at > now()$q$,
-        inbox.aggregate_heads_sql(inbox.inbox_table(c), o.aggregate_column, o.sequence_column),
-        inbox.inbox_table(c), c.max_retries)
+    EXECUTE inbox.sql_template($q$WITH RECURSIVE {{heads}}, walked AS MATERIALIZED (SELECT heads.agg, heads.tid FROM heads LIMIT $1)
+        SELECT coalesce(array_agg(walked.agg::text), '{}') FROM walked JOIN {{table}} m ON m.ctid = walked.tid
+        WHERE {{retries}} >= {{max_retries}} OR {{backing_off}}$q$,
+        inbox.vocabulary(c) || jsonb_build_object(
+            'heads', inbox.aggregate_heads_sql(inbox.inbox_table(c), o.aggregate_column, o.sequence_column)))
         INTO v_aggregates
         USING p_scan;
     RETURN v_aggregates;
@@ -207,16 +197,16 @@ BEGIN
         RETURN;
     END IF;
     IF NOT c.managed THEN
-        EXECUTE format('SELECT count(*) FROM (%s) b', inbox.blocked_heads_sql(p_inbox)) INTO n USING inbox.running_xids();
+        EXECUTE 'SELECT count(*) FROM (' || inbox.blocked_heads_sql(p_inbox) || ') b' INTO n USING inbox.running_xids();
         RETURN;
     END IF;
-    EXECUTE format($q$WITH RECURSIVE %1$s, walked AS MATERIALIZED (SELECT heads.tid FROM heads LIMIT $2)
-        SELECT count(*) FILTER (WHERE m.retry_count >= %3$s OR m.next_attempt_at > now()
+    EXECUTE inbox.sql_template($q$WITH RECURSIVE {{heads}}, walked AS MATERIALIZED (SELECT heads.tid FROM heads LIMIT $2)
+        SELECT count(*) FILTER (WHERE {{retries}} >= {{max_retries}} OR {{backing_off}}
                                    OR (m.xmax <> '0'::xid AND m.xmax = ANY ($1))),
                count(*)
-        FROM walked JOIN %2$s m ON m.ctid = walked.tid$q$,
-        inbox.aggregate_heads_sql(inbox.inbox_table(c), o.aggregate_column, o.sequence_column),
-        inbox.inbox_table(c), c.max_retries)
+        FROM walked JOIN {{table}} m ON m.ctid = walked.tid$q$,
+        inbox.vocabulary(c) || jsonb_build_object(
+            'heads', inbox.aggregate_heads_sql(inbox.inbox_table(c), o.aggregate_column, o.sequence_column)))
         INTO n, v_walked
         USING inbox.running_xids(), p_scan;
     exact := v_walked < p_scan;
@@ -283,23 +273,23 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
-    v_table text := inbox.inbox_table(c);
+    v jsonb := inbox.vocabulary(c);
     v_parts integer := inbox.partition_count(p_inbox);
     v_cap constant integer := 100000;
 BEGIN
     IF NOT c.managed THEN
         RETURN QUERY SELECT NULL::integer, x.n, 0::bigint, x.exact,
             (inbox.inbox_health(p_inbox) ->> 'oldest_pending_age_seconds')::bigint, NULL::text, NULL::timestamptz
-            FROM inbox.capped_count(v_table, inbox.state_predicate(c, 'pending'), v_cap + 1) x;
+            FROM inbox.capped_count(v ->> 'table', v ->> 'pending', v_cap + 1) x;
         RETURN;
     END IF;
-    RETURN QUERY EXECUTE format($q$
+    RETURN QUERY EXECUTE inbox.sql_template($q$
         WITH sample AS MATERIALIZED (
-            SELECT m.bucket, m.next_attempt_at <= now() AS eligible FROM %1$s m
-            WHERE m.processed_at IS NULL AND m.retry_count < %2$s LIMIT %3$s + 1),
-        scale AS (SELECT CASE WHEN count(*) > %3$s
-                      THEN greatest(inbox.estimated_count(%4$L, 'm.processed_at IS NULL AND m.retry_count < %2$s'), count(*))::numeric / count(*)
-                      ELSE 1 END AS factor, count(*) <= %3$s AS exact FROM sample),
+            SELECT m.bucket, m.next_attempt_at <= now() AS eligible FROM {{table}} m
+            WHERE {{pending}} LIMIT {{cap}} + 1),
+        scale AS (SELECT CASE WHEN count(*) > {{cap}}
+                      THEN greatest(inbox.estimated_count({{table_literal}}, {{pending_literal}}), count(*))::numeric / count(*)
+                      ELSE 1 END AS factor, count(*) <= {{cap}} AS exact FROM sample),
         owners AS (SELECT o.bucket, CASE WHEN $1 IS NULL THEN NULL ELSE o.owner END AS part
                    FROM inbox.bucket_owners(coalesce($1, 1)) o),
         parts AS (SELECT CASE WHEN $1 IS NULL THEN NULL ELSE g END AS part
@@ -311,20 +301,21 @@ BEGIN
                round(coalesce(ct.waiting, 0) * sc.factor)::bigint,
                round(coalesce(ct.backing_off, 0) * sc.factor)::bigint,
                sc.exact,
-               coalesce(floor(inbox.seconds_since(inbox.oldest_eligible(%5$L, (
+               coalesce(floor(inbox.seconds_since(inbox.oldest_eligible({{inbox}}, (
                    SELECT coalesce(bit_or(B'1'::bit(1024) >> ow.bucket), B'0'::bit(1024))::varbit
                    FROM owners ow WHERE ow.part IS NOT DISTINCT FROM p.part))))::bigint, 0),
                coalesce(l.owner_id, (SELECT string_agg(r.worker_id, ', ' ORDER BY r.worker_id)
                                      FROM inbox.inbox_worker_registry r
-                                     WHERE r.inbox_name = %5$L AND r.stopped_at IS NULL
+                                     WHERE r.inbox_name = {{inbox}} AND r.stopped_at IS NULL
                                        AND r.details ->> 'assignment' = 'static'
                                        AND inbox.registry_number(r.details, 'partition', 0, 1023) = p.part)),
                l.lease_expires_at
         FROM parts p CROSS JOIN scale sc
         LEFT JOIN counted ct ON ct.part IS NOT DISTINCT FROM p.part
-        LEFT JOIN inbox.inbox_partition_leases l ON l.inbox_name = %5$L AND l.partition_id = p.part
+        LEFT JOIN inbox.inbox_partition_leases l ON l.inbox_name = {{inbox}} AND l.partition_id = p.part
         ORDER BY p.part$q$,
-        v_table, c.max_retries, v_cap, v_table, p_inbox)
+        v || jsonb_build_object('cap', v_cap, 'table_literal', format('%L', v ->> 'table'),
+                                'pending_literal', format('%L', v ->> 'pending')))
         USING v_parts;
 END;
 $$;
@@ -342,19 +333,19 @@ DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'oldest_eligible');
     v_oldest timestamptz;
 BEGIN
-    EXECUTE format($q$WITH RECURSIVE prio AS (
-            (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+    EXECUTE inbox.sql_template($q$WITH RECURSIVE prio AS (
+            (SELECT m.priority FROM {{table}} m WHERE {{pending}}
              ORDER BY m.priority LIMIT 1)
             UNION ALL
-            SELECT (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+            SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}}
                     AND m.priority > prio.priority ORDER BY m.priority LIMIT 1)
             FROM prio WHERE prio.priority IS NOT NULL)
         SELECT min(f.received_at) FROM prio CROSS JOIN LATERAL (
-            SELECT m.received_at FROM %1$s m
-            WHERE m.processed_at IS NULL AND m.retry_count < %2$s AND m.priority = prio.priority
+            SELECT m.received_at FROM {{table}} m
+            WHERE {{pending}} AND m.priority = prio.priority
               AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
             ORDER BY m.seq LIMIT 1) f$q$,
-        inbox.inbox_table(c), c.max_retries)
+        inbox.vocabulary(c))
         INTO v_oldest USING p_mask;
     RETURN v_oldest;
 END;
@@ -370,20 +361,20 @@ AS $$
 DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'oldest_eligible_message');
 BEGIN
-    EXECUTE format($q$WITH RECURSIVE prio AS (
-            (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+    EXECUTE inbox.sql_template($q$WITH RECURSIVE prio AS (
+            (SELECT m.priority FROM {{table}} m WHERE {{pending}}
              ORDER BY m.priority LIMIT 1)
             UNION ALL
-            SELECT (SELECT m.priority FROM %1$s m WHERE m.processed_at IS NULL AND m.retry_count < %2$s
+            SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}}
                     AND m.priority > prio.priority ORDER BY m.priority LIMIT 1)
             FROM prio WHERE prio.priority IS NOT NULL)
         SELECT f.received_at, f.bucket::integer FROM prio CROSS JOIN LATERAL (
-            SELECT m.received_at, m.bucket FROM %1$s m
-            WHERE m.processed_at IS NULL AND m.retry_count < %2$s AND m.priority = prio.priority
+            SELECT m.received_at, m.bucket FROM {{table}} m
+            WHERE {{pending}} AND m.priority = prio.priority
               AND m.next_attempt_at <= now()
             ORDER BY m.seq LIMIT 1) f
         ORDER BY f.received_at LIMIT 1$q$,
-        inbox.inbox_table(c), c.max_retries)
+        inbox.vocabulary(c))
         INTO received_at, bucket;
 END;
 $$;
@@ -419,10 +410,10 @@ BEGIN
     IF c.managed THEN
         -- Held by running transactions: workers claim from the front of the claim order, so the
         -- first 1,000 waiting messages hold (nearly) every message in process.
-        EXECUTE format($q$SELECT count(*) FROM (
-                SELECT m.xmax FROM %s m WHERE m.processed_at IS NULL AND m.retry_count < %s
+        EXECUTE inbox.sql_template($q$SELECT count(*) FROM (
+                SELECT m.xmax FROM {{table}} m WHERE {{pending}}
                 ORDER BY m.priority, m.seq LIMIT 1000) x
-            WHERE x.xmax <> '0'::xid AND x.xmax = ANY ($1)$q$, inbox.inbox_table(c), c.max_retries)
+            WHERE x.xmax <> '0'::xid AND x.xmax = ANY ($1)$q$, inbox.vocabulary(c))
             INTO v_processing USING inbox.running_xids();
     END IF;
     RETURN jsonb_build_object(
@@ -581,21 +572,18 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
-    v_received text := CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz'
-                            ELSE format('m.%I::timestamptz', c.received_at_column) END;
-    v_error text := inbox.error_sql(c);
+    v jsonb := inbox.vocabulary(c);
 BEGIN
     PERFORM inbox.check_page_limit(p_limit);
-    RETURN QUERY EXECUTE format($q$
+    RETURN QUERY EXECUTE inbox.sql_template($q$
         SELECT g.event_type, g.error_group, g.n, g.first_seen, g.last_seen, g.example[1], g.example[2]
-        FROM (SELECT m.%1$I::text AS event_type, inbox.normalize_error(%2$s) AS error_group, count(*) AS n,
-                     min(%3$s) AS first_seen, max(%3$s) AS last_seen,
-                     min(ARRAY[m.%4$I::text, left(%2$s, 2000)]) AS example
-              FROM %5$s m WHERE %6$s GROUP BY 1, 2) g
+        FROM (SELECT {{event_type}}::text AS event_type, inbox.normalize_error({{error}}) AS error_group, count(*) AS n,
+                     min({{received_at_tz}}) AS first_seen, max({{received_at_tz}}) AS last_seen,
+                     min(ARRAY[{{id}}::text, left({{error}}, 2000)]) AS example
+              FROM {{table}} m WHERE {{dead}} GROUP BY 1, 2) g
         ORDER BY g.n DESC, g.event_type, g.error_group
         LIMIT $1$q$,
-        c.event_type_column, v_error, v_received, c.id_column, inbox.inbox_table(c),
-        inbox.state_predicate(c, 'dead'))
+        v || jsonb_build_object('received_at_tz', coalesce(v ->> 'received_at' || '::timestamptz', 'NULL::timestamptz')))
         USING p_limit;
 END;
 $$;
@@ -612,8 +600,8 @@ DECLARE
     v_count bigint;
 BEGIN
     PERFORM inbox.check_dead_selection(p_event_ids, p_event_type, p_error);
-    EXECUTE format('SELECT count(*) FROM %s m WHERE %s', inbox.inbox_table(c),
-        inbox.dead_selection_sql(c, p_event_ids IS NOT NULL, p_error IS NOT NULL))
+    EXECUTE 'SELECT count(*) FROM ' || inbox.inbox_table(c) || ' m WHERE '
+            || inbox.dead_selection_sql(c, p_event_ids IS NOT NULL, p_error IS NOT NULL)
         INTO v_count USING p_event_ids, p_event_type, p_error;
     RETURN v_count;
 END;
@@ -633,29 +621,27 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
-    v_received text := CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz'
-                            ELSE format('m.%I::timestamptz', c.received_at_column) END;
+    v jsonb := inbox.vocabulary(c);
 BEGIN
     PERFORM inbox.check_page_limit(p_limit);
-    RETURN QUERY EXECUTE format($q$
-        SELECT m.%1$I::text, m.%2$I::text, %3$s, %4$s, %5$s, %6$s::integer, %7$s
-        FROM %8$s m
-        WHERE %9$s %10$s
-          AND ($5 IS NULL OR (%4$s, m.%1$I::text) > ($5, $6))
-        ORDER BY %4$s, m.%1$I::text
+    RETURN QUERY EXECUTE inbox.sql_template($q$
+        SELECT {{id}}::text, {{event_type}}::text, {{aggregate_text}}, {{received_at_tz}}, left({{error}}, 500),
+               ({{retries}})::integer, {{trace_id}}
+        FROM {{table}} m
+        WHERE {{dead}} {{selection}}
+          AND ($5 IS NULL OR ({{received_at_tz}}, {{id}}::text) > ($5, $6))
+        ORDER BY {{received_at_tz}}, {{id}}::text
         LIMIT $4$q$,
-        c.id_column, c.event_type_column,
-        CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
-        v_received,
-        format('left(%s, 500)', inbox.error_sql(c)),
-        format('(%s)', inbox.retries_sql(c)),
-        CASE WHEN c.managed THEN 'm.trace_id' ELSE 'NULL::text' END,
-        inbox.inbox_table(c), inbox.state_predicate(c, 'dead'),
-        CASE WHEN p_error IS NOT NULL THEN 'AND ' || replace(
-                 inbox.dead_selection_sql(c, false, true), inbox.state_predicate(c, 'dead') || ' AND ', '')
-             WHEN p_event_type IS NOT NULL THEN 'AND ' || replace(
-                 inbox.dead_selection_sql(c, false, false), inbox.state_predicate(c, 'dead') || ' AND ', '')
-             ELSE '' END)
+        v || jsonb_build_object(
+            'aggregate_text', CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
+            'received_at_tz', coalesce(v ->> 'received_at' || '::timestamptz', 'NULL::timestamptz'),
+            'trace_id', CASE WHEN c.managed THEN 'm.trace_id' ELSE 'NULL::text' END,
+            -- The selection without its dead test, which the query has already.
+            'selection', CASE WHEN p_error IS NOT NULL THEN 'AND ' || replace(
+                                  inbox.dead_selection_sql(c, false, true), (v ->> 'dead') || ' AND ', '')
+                              WHEN p_event_type IS NOT NULL THEN 'AND ' || replace(
+                                  inbox.dead_selection_sql(c, false, false), (v ->> 'dead') || ' AND ', '')
+                              ELSE '' END))
         USING NULL::text[], p_event_type, p_error, p_limit, p_after_received_at, p_after_event_id;
 END;
 $$;
@@ -671,27 +657,26 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v jsonb := inbox.vocabulary(c);
 BEGIN
     IF c.managed THEN
-        RETURN QUERY EXECUTE format($q$SELECT m.event_id, CASE WHEN m.processed_at IS NOT NULL THEN 'processed'
-                WHEN m.retry_count >= %2$s THEN 'dead' ELSE 'pending' END,
+        RETURN QUERY EXECUTE inbox.sql_template($q$SELECT m.event_id, CASE WHEN {{processed}} THEN 'processed'
+                WHEN {{dead}} THEN 'dead' ELSE 'pending' END,
                 m.event_type, m.source, m.aggregate_id, m.payload, m.received_at, m.processed_at,
                 m.next_attempt_at, m.error, m.retry_count, m.trace_id
-            FROM %1$s m WHERE m.event_id = $1$q$, inbox.inbox_table(c), c.max_retries)
+            FROM {{table}} m WHERE m.event_id = $1$q$, v)
             USING p_event_id;
         RETURN;
     END IF;
-    RETURN QUERY EXECUTE format($q$SELECT m.%1$I::text,
-            CASE WHEN %2$s THEN 'processed' WHEN %3$s THEN 'dead' ELSE 'pending' END,
-            m.%4$I::text, NULL::text, %5$s, NULL::jsonb, %6$s, m.%7$I::timestamptz, NULL::timestamptz, %8$s, %9$s, NULL::text
-        FROM %10$s m WHERE m.%1$I = $1::%11$s$q$,
-        c.id_column, inbox.state_predicate(c, 'processed'), inbox.state_predicate(c, 'dead'), c.event_type_column,
-        CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
-        CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz' ELSE format('m.%I::timestamptz', c.received_at_column) END,
-        c.processed_at_column,
-        inbox.error_sql(c),
-        format('(%s)::integer', inbox.retries_sql(c)),
-        inbox.inbox_table(c), inbox.id_type(c))
+    RETURN QUERY EXECUTE inbox.sql_template($q$SELECT {{id}}::text,
+            CASE WHEN {{processed}} THEN 'processed' WHEN {{dead}} THEN 'dead' ELSE 'pending' END,
+            {{event_type}}::text, NULL::text, {{aggregate_text}}, NULL::jsonb, {{received_at_tz}}, {{processed_at}}::timestamptz,
+            NULL::timestamptz, {{error}}, ({{retries}})::integer, NULL::text
+        FROM {{table}} m WHERE {{id}} = $1::{{id_type}}$q$,
+        v || jsonb_build_object(
+            'aggregate_text', CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
+            'received_at_tz', coalesce(v ->> 'received_at' || '::timestamptz', 'NULL::timestamptz'),
+            'id_type', inbox.id_type(c)))
         USING p_event_id;
 END;
 $$;
@@ -709,14 +694,14 @@ BEGIN
     IF p_minutes IS NULL OR p_minutes < 1 OR p_minutes > 1440 THEN
         RAISE EXCEPTION 'minutes must be in 1..1440, got %', p_minutes USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    RETURN QUERY EXECUTE format($q$
+    RETURN QUERY EXECUTE inbox.sql_template($q$
         SELECT g.minute, coalesce(p.n, 0)
         FROM generate_series(date_trunc('minute', now()) - make_interval(mins => $1 - 1),
                              date_trunc('minute', now()), interval '1 minute') AS g(minute)
-        LEFT JOIN (SELECT date_trunc('minute', m.%1$I::timestamptz) AS minute, count(*) AS n FROM %2$s m
-                   WHERE m.%1$I >= date_trunc('minute', now()) - make_interval(mins => $1 - 1)
+        LEFT JOIN (SELECT date_trunc('minute', {{processed_at}}::timestamptz) AS minute, count(*) AS n FROM {{table}} m
+                   WHERE {{processed_at}} >= date_trunc('minute', now()) - make_interval(mins => $1 - 1)
                    GROUP BY 1) p ON p.minute = g.minute
-        ORDER BY g.minute$q$, c.processed_at_column, inbox.inbox_table(c))
+        ORDER BY g.minute$q$, inbox.vocabulary(c))
         USING p_minutes;
 END;
 $$;
@@ -763,18 +748,8 @@ DECLARE
     c inbox.inbox_config := inbox.acted_on_by_caller(p_inbox);
     v_count integer;
 BEGIN
-    IF c.managed THEN
-        EXECUTE format('UPDATE %s m SET retry_count = 0, next_attempt_at = ''-infinity''%s WHERE %s',
-            inbox.inbox_table(c), inbox.replay_resequence_sql(c), inbox.dead_selection_sql(c, false, p_error IS NOT NULL))
-            USING NULL::text[], p_event_type, p_error;
-        GET DIAGNOSTICS v_count = ROW_COUNT;
-        IF v_count > 0 AND inbox.replay_resequence_sql(c) = '' THEN
-            PERFORM inbox.reset_claim_floors();  -- an ordered inbox keeps the seq
-        END IF;
-    ELSE
-        v_count := inbox.tracked_replay(c, inbox.dead_selection_sql(c, false, p_error IS NOT NULL),
-            NULL, p_event_type, p_error);
-    END IF;
+    v_count := inbox.replay_dead_letters(c, inbox.dead_selection_sql(c, false, p_error IS NOT NULL),
+        NULL, p_event_type, p_error);
     PERFORM inbox.log_operator_action('replay', p_inbox,
         jsonb_build_object('event_type', p_event_type, 'error_group', p_error), v_count);
     RETURN v_count;

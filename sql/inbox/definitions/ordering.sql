@@ -123,7 +123,6 @@ DECLARE
     o inbox.inbox_ordering_config;
     v_type text;
     v_integer boolean;
-    v_arrival text;
     v_integer_findings text := '';
 BEGIN
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
@@ -133,7 +132,6 @@ BEGIN
     END IF;
     v_type := inbox.require_column(c, o.sequence_column, NULL);
     v_integer := v_type IN ('smallint', 'integer', 'bigint', 'numeric');
-    v_arrival := CASE WHEN c.managed THEN 'm.seq' ELSE format('m.%I', c.id_column) END;
     IF v_integer THEN
         -- Only integer sequences promise consecutive values; timestamps legitimately repeat
         -- (one INSERT statement stamps all its rows with the same now()).
@@ -150,16 +148,16 @@ BEGIN
 $f$;
     END IF;
 
-    RETURN QUERY EXECUTE format($q$
+    RETURN QUERY EXECUTE inbox.sql_template($q$
         WITH unprocessed AS (
-            SELECT m.%1$I::text AS agg, m.%2$I::text AS id, m.%3$I AS s, %4$s AS arrival, (%5$s) AS dead,
-                   %9$s AS never_due
-            FROM %6$s m
-            WHERE m.%7$I IS NULL AND m.%1$I IS NOT NULL
+            SELECT {{aggregate}}::text AS agg, {{id}}::text AS id, {{sequence}} AS s, {{tie}} AS arrival, ({{dead}}) AS dead,
+                   {{never_due}} AS never_due
+            FROM {{table}} m
+            WHERE {{unprocessed}} AND {{aggregate}} IS NOT NULL
         ), last_done AS (
-            SELECT m.%1$I::text AS agg, max(m.%3$I) AS s
-            FROM %6$s m
-            WHERE m.%7$I IS NOT NULL AND m.%1$I::text IN (SELECT u.agg FROM unprocessed u)
+            SELECT {{aggregate}}::text AS agg, max({{sequence}}) AS s
+            FROM {{table}} m
+            WHERE {{processed}} AND {{aggregate}}::text IN (SELECT u.agg FROM unprocessed u)
             GROUP BY 1
         ), chain AS (
             SELECT u.agg, u.id, u.s, u.dead, u.never_due, l.s AS done_s,
@@ -170,23 +168,22 @@ $f$;
             WINDOW w AS (PARTITION BY u.agg ORDER BY u.s, u.arrival)
         ), findings AS (
             SELECT ch.agg, 'out_of_order'::text AS issue, ch.id, ch.s::text AS seq, ch.done_s::text AS prev,
-                   format('sequence %%s is before %%s, already processed', ch.s, ch.done_s) AS detail, ch.s AS sort_s
+                   format('sequence %s is before %s, already processed', ch.s, ch.done_s) AS detail, ch.s AS sort_s
             FROM chain ch WHERE ch.s < ch.done_s
-%8$s            UNION ALL
+{{integer_findings}}            UNION ALL
             SELECT ch.agg, 'blocked_by_dead_letter', ch.id, ch.s::text, NULL,
-                   format('dead letter %%s blocks %%s later message(s)', ch.id, ch.n - 1), ch.s
+                   format('dead letter %s blocks %s later message(s)', ch.id, ch.n - 1), ch.s
             FROM chain ch WHERE ch.pos = 1 AND ch.dead AND ch.n > 1
             UNION ALL
             SELECT ch.agg, 'blocked_by_never_due', ch.id, ch.s::text, NULL,
-                   format('message %%s is never due (next_attempt_at = infinity) and blocks %%s later message(s)',
+                   format('message %s is never due (next_attempt_at = infinity) and blocks %s later message(s)',
                           ch.id, ch.n - 1), ch.s
             FROM chain ch WHERE ch.pos = 1 AND ch.never_due AND NOT ch.dead AND ch.n > 1
         )
         SELECT f.agg, f.issue, f.id, f.seq, f.prev, f.detail FROM findings f
         ORDER BY f.agg, f.sort_s, f.issue$q$,
-        o.aggregate_column, c.id_column, o.sequence_column, v_arrival,
-        inbox.state_predicate(c, 'dead'), inbox.inbox_table(c), c.processed_at_column, v_integer_findings,
-        CASE WHEN c.managed THEN 'm.next_attempt_at = ''infinity''' ELSE 'false' END);
+        inbox.vocabulary(c) || jsonb_build_object('integer_findings', v_integer_findings,
+            'never_due', CASE WHEN c.managed THEN 'm.next_attempt_at = ''infinity''' ELSE 'false' END));
 END;
 $$;
 
@@ -209,16 +206,16 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT CASE WHEN p_sequence_column = 'seq' THEN
-        format('EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = %4$s AND e.processed_at IS NULL'
-            ' AND (e.%3$I, e.seq) < (%5$s, %6$s))',
-            p_aggregate_column, p_table, p_sequence_column, p_aggregate, p_sequence, p_seq)
+    SELECT inbox.sql_template(CASE WHEN p_sequence_column = 'seq' THEN
+        'EXISTS (SELECT 1 FROM {{table}} e WHERE e.{{aggregate_column}} = {{aggregate}} AND e.processed_at IS NULL'
+            ' AND (e.{{sequence_column}}, e.seq) < ({{sequence}}, {{seq}}))'
     ELSE
-        format('(SELECT e.seq FROM %2$s e WHERE e.%1$I = %4$s AND e.processed_at IS NULL'
-            ' AND (e.%3$I, e.seq) < (%5$s, %6$s)'
-            ' ORDER BY e.%1$I DESC, e.%3$I DESC, e.seq DESC LIMIT 1) IS NOT NULL',
-            p_aggregate_column, p_table, p_sequence_column, p_aggregate, p_sequence, p_seq)
-    END
+        '(SELECT e.seq FROM {{table}} e WHERE e.{{aggregate_column}} = {{aggregate}} AND e.processed_at IS NULL'
+            ' AND (e.{{sequence_column}}, e.seq) < ({{sequence}}, {{seq}})'
+            ' ORDER BY e.{{aggregate_column}} DESC, e.{{sequence_column}} DESC, e.seq DESC LIMIT 1) IS NOT NULL'
+    END, jsonb_build_object('table', p_table, 'aggregate_column', quote_ident(p_aggregate_column),
+        'sequence_column', quote_ident(p_sequence_column), 'aggregate', p_aggregate, 'sequence', p_sequence,
+        'seq', p_seq))
 $$;
 
 -- The SQL of a CTE "heads(agg, tid)": the head (earliest unprocessed message by sequence, then
@@ -229,14 +226,15 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT format($q$heads AS (
-        (SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h
-         WHERE h.processed_at IS NULL AND h.%1$I IS NOT NULL
-         ORDER BY h.%1$I, h.%3$I, h.seq LIMIT 1)
+    SELECT inbox.sql_template($q$heads AS (
+        (SELECT h.{{aggregate_column}} AS agg, h.ctid AS tid FROM {{table}} h
+         WHERE h.processed_at IS NULL AND h.{{aggregate_column}} IS NOT NULL
+         ORDER BY h.{{aggregate_column}}, h.{{sequence_column}}, h.seq LIMIT 1)
         UNION ALL
         SELECT n.agg, n.tid FROM heads p CROSS JOIN LATERAL (
-            SELECT h.%1$I AS agg, h.ctid AS tid FROM %2$s h
-            WHERE h.processed_at IS NULL AND h.%1$I > p.agg
-            ORDER BY h.%1$I, h.%3$I, h.seq LIMIT 1) n)$q$,
-        p_aggregate_column, p_table, p_sequence_column)
+            SELECT h.{{aggregate_column}} AS agg, h.ctid AS tid FROM {{table}} h
+            WHERE h.processed_at IS NULL AND h.{{aggregate_column}} > p.agg
+            ORDER BY h.{{aggregate_column}}, h.{{sequence_column}}, h.seq LIMIT 1) n)$q$,
+        jsonb_build_object('table', p_table, 'aggregate_column', quote_ident(p_aggregate_column),
+            'sequence_column', quote_ident(p_sequence_column)))
 $$;

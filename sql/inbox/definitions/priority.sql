@@ -46,7 +46,8 @@ BEGIN
     IF c.managed THEN
         -- Recompute the stored priority of waiting messages (an UPDATE of event_type computes it
         -- again: inbox.create_derive_triggers).
-        EXECUTE format('UPDATE %s SET event_type = event_type WHERE processed_at IS NULL', inbox.inbox_table(c));
+        EXECUTE inbox.sql_template('UPDATE {{table}} SET event_type = event_type WHERE {{unprocessed}}',
+            inbox.vocabulary(c, ''));
     END IF;
     PERFORM inbox.log_operator_action('enable_priority', p_inbox, jsonb_build_object(
         'column', p_priority_column, 'map', p_priority_map), NULL);

@@ -202,20 +202,22 @@ BEGIN
     IF NOT c.managed THEN
         RETURN;
     END IF;
-    v_insert := format($i$
-                INSERT INTO %1$s (event_id, event_type, source, aggregate_id, payload, trace_id, seq,
+    v_insert := inbox.sql_template($i$
+                INSERT INTO {{table}} (event_id, event_type, source, aggregate_id, payload, trace_id, seq,
                                   priority, bucket)
                 OVERRIDING SYSTEM VALUE
                 SELECT m.event_id, m.event_type, m.source, m.aggregate_id, m.payload, m.trace_id, m.seq,
-                       %2$s(m.event_type, m.source, m.aggregate_id), inbox.inbox_bucket(m.aggregate_id)
-                FROM (SELECT u.*, nextval(%3$L::regclass) AS seq
+                       {{priority_function}}(m.event_type, m.source, m.aggregate_id), inbox.inbox_bucket(m.aggregate_id)
+                FROM (SELECT u.*, nextval({{seq_sequence}}::regclass) AS seq
                       FROM unnest(p_event_ids, p_event_types, p_sources, p_aggregate_ids, p_payloads, p_trace_ids)
                           WITH ORDINALITY AS u (event_id, event_type, source, aggregate_id, payload, trace_id, position)
                       OFFSET 0) m  -- a fence: nextval runs here, in the arrays' order, not after the sort
-                ORDER BY m.event_id COLLATE "C", m.position$i$, inbox.inbox_table(c),
-        format('inbox.%I', 'priority_of_' || p_inbox), pg_get_serial_sequence(inbox.inbox_table(c), 'seq'));
-    EXECUTE format($f$
-        CREATE OR REPLACE FUNCTION %1$s(p_event_ids text[], p_event_types text[], p_sources text[],
+                ORDER BY m.event_id COLLATE "C", m.position$i$, jsonb_build_object(
+        'table', inbox.inbox_table(c),
+        'priority_function', format('inbox.%I', 'priority_of_' || p_inbox),
+        'seq_sequence', format('%L', pg_get_serial_sequence(inbox.inbox_table(c), 'seq'))));
+    EXECUTE inbox.sql_template($f$
+        CREATE OR REPLACE FUNCTION {{function}}(p_event_ids text[], p_event_types text[], p_sources text[],
                                         p_aggregate_ids text[], p_payloads jsonb[], p_trace_ids text[])
         RETURNS integer
         LANGUAGE plpgsql
@@ -233,28 +235,28 @@ BEGIN
                OR (p_aggregate_ids IS NOT NULL AND cardinality(p_aggregate_ids) IS DISTINCT FROM v_n)
                OR (p_payloads IS NOT NULL AND cardinality(p_payloads) IS DISTINCT FROM v_n)
                OR (p_trace_ids IS NOT NULL AND cardinality(p_trace_ids) IS DISTINCT FROM v_n) THEN
-                RAISE EXCEPTION 'a batch needs one element per event id in every array: %% event ids, %% types, %% sources, %% aggregate ids, %% payloads, %% trace ids',
+                RAISE EXCEPTION 'a batch needs one element per event id in every array: % event ids, % types, % sources, % aggregate ids, % payloads, % trace ids',
                     coalesce(v_n, 0), cardinality(p_event_types), cardinality(p_sources),
                     cardinality(p_aggregate_ids), cardinality(p_payloads), cardinality(p_trace_ids)
                     USING ERRCODE = 'invalid_parameter_value';
             END IF;
             IF '' = ANY (p_event_ids) THEN
-                RAISE EXCEPTION 'an event id must not be empty (element %%)', array_position(p_event_ids, '')
+                RAISE EXCEPTION 'an event id must not be empty (element %)', array_position(p_event_ids, '')
                     USING ERRCODE = 'invalid_parameter_value';
             END IF;
             BEGIN
-                %2$s;
+                {{insert}};
                 GET DIAGNOSTICS v_count = ROW_COUNT;
             EXCEPTION WHEN unique_violation THEN
                 -- A duplicate: this time each row's key is probed first (see above).
-                %2$s
+                {{insert}}
                 ON CONFLICT (event_id) DO NOTHING;
                 GET DIAGNOSTICS v_count = ROW_COUNT;
             END;
             RETURN v_count;
         END;
         $body$
-        $f$, v_function, v_insert);
+        $f$, jsonb_build_object('function', v_function, 'insert', v_insert));
     EXECUTE format('REVOKE ALL ON FUNCTION %s(text[], text[], text[], text[], jsonb[], text[]) FROM PUBLIC', v_function);
 END;
 $$;

@@ -265,145 +265,35 @@ BEGIN
 END;
 $$;
 
--- Whether a message of a tracked table may be claimed now, over alias m: unprocessed, not dead,
--- and not backing off. The side table is probed by primary key (an anti-join).
-CREATE OR REPLACE FUNCTION inbox.tracked_claimable_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT format('m.%1$I IS NULL%2$s AND NOT EXISTS (SELECT 1 FROM %3$s s WHERE s.message_id = m.%4$I'
-                  ' AND (s.next_attempt_at > now()%5$s))',
-        c.processed_at_column,
-        CASE WHEN c.retry_count_column IS NULL THEN ''
-             ELSE format(' AND coalesce(m.%I, 0) < %s', c.retry_count_column, c.max_retries) END,
-        inbox.retry_state_table(c), c.id_column,
-        CASE WHEN c.retry_count_column IS NULL THEN format(' OR s.retry_count >= %s', c.max_retries) ELSE '' END)
-$$;
-
--- The partition bucket of a tracked table's message over alias m, computed from its aggregate
--- column (no stored column: the table is never altered); without one, the bucket of NULL.
-CREATE OR REPLACE FUNCTION inbox.tracked_bucket_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT CASE WHEN c.aggregate_column IS NULL THEN 'inbox.inbox_bucket(NULL)'
-                ELSE format('inbox.inbox_bucket(m.%I::text)', c.aggregate_column) END
-$$;
-
--- A tracked table's message over alias m in the layout of a managed inbox's row (the columns the
--- workers and inbox_messages read); columns the table does not map are NULL, seq 0.
-CREATE OR REPLACE FUNCTION inbox.tracked_row_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    p inbox.inbox_priority_config;
-BEGIN
-    SELECT * INTO p FROM inbox.inbox_priority_config WHERE inbox_name = c.inbox_name;
-    RETURN format('m.%I::text, m.%I::text, NULL::text, %s, %s, %s, m.%I::timestamptz, %s, %s::integer, NULL::text, '
-                  '0::bigint, %s, %s',
-        c.id_column, c.event_type_column,
-        CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
-        CASE WHEN c.payload_column IS NULL THEN 'NULL::jsonb' ELSE format('m.%I::jsonb', c.payload_column) END,
-        CASE WHEN c.received_at_column IS NULL THEN 'NULL::timestamptz'
-             ELSE format('m.%I::timestamptz', c.received_at_column) END,
-        c.processed_at_column, inbox.error_sql(c), inbox.retries_sql(c),
-        CASE WHEN p.inbox_name IS NULL THEN '999'
-             ELSE format('coalesce((%L::jsonb ->> m.%I::text)::integer, %s)', p.priority_map, p.priority_column,
-                         p.default_priority) END,
-        inbox.tracked_bucket_sql(c));
-END;
-$$;
-
--- With ordering, the condition (over alias m, starting with AND) that a tracked table's message is
--- the head of its aggregate: no unprocessed message of the aggregate, dead and backing-off ones
--- included (as in a managed inbox), comes before it by (sequence, id). Empty without ordering.
-CREATE OR REPLACE FUNCTION inbox.tracked_head_sql(c inbox.inbox_config)
-RETURNS text
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    o inbox.inbox_ordering_config;
-BEGIN
-    SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
-    IF NOT FOUND THEN
-        RETURN '';
-    END IF;
-    RETURN format('AND (m.%1$I IS NULL OR NOT EXISTS (SELECT 1 FROM %2$s e WHERE e.%1$I = m.%1$I'
-                  ' AND e.%3$I IS NULL AND (e.%4$I, e.%5$I) < (m.%4$I, m.%5$I)))',
-        o.aggregate_column, inbox.inbox_table(c), c.processed_at_column, o.sequence_column, c.id_column);
-END;
-$$;
+-- Helpers of earlier versions, now names of inbox.vocabulary (claimable, bucket, row, head).
+DROP FUNCTION IF EXISTS inbox.tracked_claimable_sql(inbox.inbox_config);
+DROP FUNCTION IF EXISTS inbox.tracked_bucket_sql(inbox.inbox_config);
+DROP FUNCTION IF EXISTS inbox.tracked_row_sql(inbox.inbox_config);
+DROP FUNCTION IF EXISTS inbox.tracked_head_sql(inbox.inbox_config);
 
 -- claim_<name> of a tracked table: the same contract as a managed inbox's (SKIP LOCKED, marks
 -- processed_at in the caller's transaction, priority then arrival order, p_buckets, only the head
--- of each aggregate with ordering), returning rows in the managed layout (tracked_row_sql). The
--- claim walks the table's own indexes: the inbox adds none, so a large table wants an index that
--- serves the claim order over unprocessed rows (docs/consuming.md). With ordering, every candidate
--- is tested for an earlier unprocessed message of its aggregate (an index on (aggregate, sequence)
--- of the user's makes that a probe).
--- The marked rows are found again by ctid (a TID scan), or by id on a partitioned table, whose
--- ctids repeat across partitions. Placeholders: see the jsonb below.
-CREATE OR REPLACE FUNCTION inbox.rebuild_tracked_claim_function(c inbox.inbox_config)
-RETURNS void
-LANGUAGE plpgsql
+-- of each aggregate with ordering), returning rows in the managed layout (row in inbox.vocabulary),
+-- from the claim skeleton (inbox.claim_skeleton) with this pick. The claim walks the table's own
+-- indexes: the inbox adds none, so a large table wants an index that serves the claim order over
+-- unprocessed rows (docs/consuming.md). With ordering, every candidate is tested for an earlier
+-- unprocessed message of its aggregate (an index on (aggregate, sequence) of the user's makes that
+-- a probe). The marked rows are found again by their key (ctid, or the id on a partitioned table).
+-- The byte budget as in a managed inbox's claim: the prefix of the locked rows, in claim order,
+-- whose payloads fit, at least one. Placeholders: the names of inbox.vocabulary, over m and
+-- (prefixed) over the updated row u.
+CREATE OR REPLACE FUNCTION inbox.tracked_claim_pick()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    v_table text := inbox.inbox_table(c);
-    v_key text := CASE WHEN (SELECT r.relkind FROM pg_class r WHERE r.oid = v_table::regclass) = 'p'
-                       THEN format('%I', c.id_column) ELSE 'ctid' END;
-    v_old text;
-BEGIN
-    -- The signature of a managed inbox's claim, so the worker calls both alike; the skip-top turn
-    -- and several messages per aggregate are not applied to tracked tables (docs/consuming.md). An
-    -- overload with fewer arguments would make calls ambiguous.
-    FOREACH v_old IN ARRAY ARRAY['integer, integer[]', 'integer, integer[], bigint, boolean'] LOOP
-        IF to_regprocedure(format('inbox.%I(%s)', 'claim_' || c.inbox_name, v_old)) IS NOT NULL THEN
-            EXECUTE format('DROP FUNCTION inbox.%I(%s)', 'claim_' || c.inbox_name, v_old);
-        END IF;
-    END LOOP;
-    EXECUTE inbox.sql_template($t$
-        CREATE OR REPLACE FUNCTION {{function}}(p_limit integer, p_buckets integer[] DEFAULT NULL,
-                                                p_max_bytes bigint DEFAULT NULL,
-                                                p_skip_top_priority boolean DEFAULT false,
-                                                p_per_aggregate integer DEFAULT 1)
-        RETURNS TABLE (event_id text, event_type text, source text, aggregate_id text, payload jsonb,
-                       received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
-                       trace_id text, seq bigint, priority integer, bucket integer)
-        LANGUAGE plpgsql
-        SET search_path = pg_catalog, pg_temp
-        SET jit = off
-        AS $body$
-        #variable_conflict use_column
-        DECLARE
-            v_mask varbit := inbox.inbox_bucket_mask(p_buckets);  -- NULL: every bucket
-        BEGIN
-            IF p_limit IS NULL OR p_limit < 1 THEN
-                RAISE EXCEPTION 'claim limit must be at least 1, got %', coalesce(p_limit::text, 'NULL')
-                    USING ERRCODE = 'invalid_parameter_value';
-            END IF;
-            IF p_max_bytes < 1 THEN
-                RAISE EXCEPTION 'claim byte budget must be at least 1, got %', p_max_bytes
-                    USING ERRCODE = 'invalid_parameter_value';
-            END IF;
-            IF p_per_aggregate IS NULL OR p_per_aggregate < 1 THEN
-                RAISE EXCEPTION 'messages per aggregate must be at least 1, got %', coalesce(p_per_aggregate::text, 'NULL')
-                    USING ERRCODE = 'invalid_parameter_value';
-            END IF;
-            IF EXISTS (SELECT 1 FROM inbox.inbox_config k WHERE k.inbox_name = {{inbox}} AND k.paused_at IS NOT NULL) THEN
+AS $h$ SELECT jsonb_build_object('declarations', '',
+    'start', $t$IF EXISTS (SELECT 1 FROM inbox.inbox_config k WHERE k.inbox_name = {{inbox}} AND k.paused_at IS NOT NULL) THEN
                 RETURN;  -- paused (inbox.pause_inbox)
-            END IF;
-            RETURN QUERY
+            END IF;$t$,
+    'pick', $t$RETURN QUERY
             WITH claimed AS (
-                UPDATE {{table}} u SET {{processed_at}} = now()
+                UPDATE {{table}} u SET {{processed_at_column}} = now()
                 WHERE u.{{key}} = ANY (ARRAY(
-                    -- The byte budget as in a managed inbox's claim (generated_claim_header): the
-                    -- prefix of the locked rows, in claim order, whose payloads fit, at least one.
                     SELECT l.k FROM (
                         SELECT l.k, row_number() OVER w AS n, sum(l.bytes) OVER w AS upto
                         FROM (SELECT m.{{key}} AS k, ROW({{claim_order}}) AS ord, {{bytes}} AS bytes
@@ -416,26 +306,30 @@ BEGIN
                               FOR UPDATE OF m SKIP LOCKED) l
                         WINDOW w AS (ORDER BY l.ord ROWS UNBOUNDED PRECEDING)) l
                     WHERE p_max_bytes IS NULL OR l.n = 1 OR l.upto <= p_max_bytes))
-                  AND num_nulls(u.{{processed_at}}) = 1
+                  AND {{u.still_unprocessed}}
                 RETURNING u.*
             )
-            SELECT {{row}} FROM claimed m ORDER BY {{claim_order}};
-        END;
-        $body$
-        $t$,
-        jsonb_build_object(
-            'function', format('inbox.%I', 'claim_' || c.inbox_name),
-            'inbox', quote_literal(c.inbox_name),
-            'table', v_table,
-            'key', v_key,
-            'processed_at', format('%I', c.processed_at_column),
-            'claimable', inbox.tracked_claimable_sql(c),
-            'bucket', inbox.tracked_bucket_sql(c),
-            'bytes', CASE WHEN c.payload_column IS NULL THEN '0'
-                          ELSE format('coalesce(pg_column_size(m.%I), 0)', c.payload_column) END,
-            'head', inbox.tracked_head_sql(c),
-            'claim_order', inbox.queue_order_sql(c),
-            'row', inbox.tracked_row_sql(c)));
+            SELECT {{row}} FROM claimed m ORDER BY {{claim_order}};$t$) $h$;
+
+-- The signature of a managed inbox's claim, so the worker calls both alike; the skip-top turn and
+-- several messages per aggregate are not applied to tracked tables (docs/consuming.md). No
+-- planner settings but JIT (off, as in a managed inbox's claim): the claim walks the user's
+-- indexes, whatever they are.
+CREATE OR REPLACE FUNCTION inbox.rebuild_tracked_claim_function(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v jsonb := inbox.vocabulary(c);
+BEGIN
+    PERFORM inbox.create_claim_function(v || inbox.vocabulary_over(c, ARRAY['u']) || jsonb_build_object(
+        'returns', 'TABLE (event_id text, event_type text, source text, aggregate_id text, payload jsonb,
+                       received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
+                       trace_id text, seq bigint, priority integer, bucket integer)',
+        'settings', 'SET jit = off',
+        'directives', E'#variable_conflict use_column\n            ',
+        'head', coalesce(v ->> 'head', '')), inbox.tracked_claim_pick());
 END;
 $$;
 
@@ -453,26 +347,28 @@ AS $$
 DECLARE
     v_retries integer;
     v_id_type text := inbox.id_type(c);
+    v jsonb := inbox.vocabulary(c, p_settings => false) || jsonb_build_object('id_type', v_id_type);
 BEGIN
     -- Locks the message row first: concurrent failures of one message count one after the other.
-    EXECUTE format('SELECT %s FROM %s m WHERE m.%I = $1::%s AND (m.%I IS NULL OR m.%I = now()) FOR UPDATE OF m',
-        inbox.retries_sql(c), inbox.inbox_table(c), c.id_column, v_id_type, c.processed_at_column, c.processed_at_column)
+    EXECUTE inbox.sql_template('SELECT {{retries}} FROM {{table}} m WHERE {{id}} = $1::{{id_type}}'
+                               ' AND ({{unprocessed}} OR {{processed_at}} = now()) FOR UPDATE OF m', v)
         INTO v_retries USING p_event_id;
     IF v_retries IS NULL OR v_retries >= c.max_retries THEN
         RETURN NULL;
     END IF;
     v_retries := CASE WHEN p_dead THEN c.max_retries ELSE v_retries + 1 END;
-    EXECUTE format('UPDATE %s m SET %I = NULL%s%s WHERE m.%I = $1::%s',
-        inbox.inbox_table(c), c.processed_at_column,
-        CASE WHEN c.retry_count_column IS NULL THEN '' ELSE format(', %I = $2', c.retry_count_column) END,
-        CASE WHEN c.error_column IS NULL THEN '' ELSE format(', %I = inbox.capped_error($3)', c.error_column) END,
-        c.id_column, v_id_type)
+    -- The table's own retry count and error, where it has them; the side table's otherwise.
+    EXECUTE inbox.sql_template('UPDATE {{table}} m SET {{processed_at_column}} = NULL{{set_retries}}{{set_error}}'
+                               ' WHERE {{id}} = $1::{{id_type}}', v || jsonb_build_object(
+            'set_retries', CASE WHEN c.retry_count_column IS NULL THEN ''
+                                ELSE format(', %I = $2', c.retry_count_column) END,
+            'set_error', CASE WHEN c.error_column IS NULL THEN ''
+                              ELSE format(', %I = inbox.capped_error($3)', c.error_column) END))
         USING p_event_id, v_retries, p_error;
-    EXECUTE format($u$INSERT INTO %1$s AS s (message_id, retry_count, error, next_attempt_at)
-            VALUES ($1::%2$s, $2, $3, $4)
+    EXECUTE inbox.sql_template($u$INSERT INTO {{side}} AS s (message_id, retry_count, error, next_attempt_at)
+            VALUES ($1::{{id_type}}, $2, $3, $4)
             ON CONFLICT (message_id) DO UPDATE
-            SET retry_count = EXCLUDED.retry_count, error = EXCLUDED.error, next_attempt_at = EXCLUDED.next_attempt_at$u$,
-        inbox.retry_state_table(c), v_id_type)
+            SET retry_count = EXCLUDED.retry_count, error = EXCLUDED.error, next_attempt_at = EXCLUDED.next_attempt_at$u$, v)
         USING p_event_id,
               CASE WHEN c.retry_count_column IS NULL THEN v_retries ELSE 0 END,
               CASE WHEN c.error_column IS NULL THEN inbox.capped_error(p_error) END,
@@ -481,8 +377,9 @@ BEGIN
 END;
 $$;
 
--- Replays a tracked table's dead letters selected by p_selector (over alias m; $1 ids, $2 type,
--- $3 error group): retry count 0 and due at once. Returns how many.
+-- Replays a tracked table's dead letters selected by p_selector (over alias m, the dead test
+-- included; $1 ids, $2 type, $3 error group): retry count 0 and due at once, in the table's
+-- retry column where it has one and in the side table (inbox.replay_dead_letters). Returns how many.
 CREATE OR REPLACE FUNCTION inbox.tracked_replay(c inbox.inbox_config, p_selector text, p_event_ids text[],
                                                 p_event_type text, p_error text DEFAULT NULL)
 RETURNS integer
@@ -490,17 +387,20 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    v jsonb := inbox.vocabulary(c) || jsonb_build_object('selection', p_selector, 'id_type', inbox.id_type(c),
+                                                         'retry_count_column', quote_ident(c.retry_count_column));
     v_ids text[];
 BEGIN
-    EXECUTE format('SELECT coalesce(array_agg(m.%I::text), ''{}'') FROM (SELECT m.%I FROM %s m WHERE %s AND %s FOR UPDATE OF m) m',
-        c.id_column, c.id_column, inbox.inbox_table(c), p_selector, inbox.state_predicate(c, 'dead'))
+    EXECUTE inbox.sql_template('SELECT coalesce(array_agg({{id}}::text), ''{}'') FROM (SELECT {{id}} FROM {{table}} m'
+                               ' WHERE {{selection}} FOR UPDATE OF m) m', v)
         INTO v_ids USING p_event_ids, p_event_type, p_error;
     IF c.retry_count_column IS NOT NULL THEN
-        EXECUTE format('UPDATE %s m SET %I = 0 WHERE m.%I = ANY ($1::%s[])',
-            inbox.inbox_table(c), c.retry_count_column, c.id_column, inbox.id_type(c)) USING v_ids;
+        EXECUTE inbox.sql_template('UPDATE {{table}} m SET {{retry_count_column}} = 0 WHERE {{id}} = ANY ($1::{{id_type}}[])', v)
+            USING v_ids;
     END IF;
-    EXECUTE format('UPDATE %s s SET retry_count = 0, next_attempt_at = ''-infinity'' WHERE s.message_id = ANY ($1::%s[])',
-        inbox.retry_state_table(c), inbox.id_type(c)) USING v_ids;
+    EXECUTE inbox.sql_template('UPDATE {{side}} s SET retry_count = 0, next_attempt_at = ''-infinity'''
+                               ' WHERE s.message_id = ANY ($1::{{id_type}}[])', v)
+        USING v_ids;
     RETURN cardinality(v_ids);
 END;
 $$;
@@ -518,11 +418,10 @@ BEGIN
     IF c.managed OR p_limit < 1 THEN
         RETURN 0;
     END IF;
-    EXECUTE format($q$DELETE FROM %1$s x WHERE x.message_id = ANY (ARRAY(
-            SELECT s.message_id FROM %1$s s
-            WHERE NOT EXISTS (SELECT 1 FROM %2$s m WHERE m.%3$I = s.message_id AND m.%4$I IS NULL)
-            LIMIT $1 FOR UPDATE OF s SKIP LOCKED))$q$,
-        inbox.retry_state_table(c), inbox.inbox_table(c), c.id_column, c.processed_at_column)
+    EXECUTE inbox.sql_template($q$DELETE FROM {{side}} x WHERE x.message_id = ANY (ARRAY(
+            SELECT s.message_id FROM {{side}} s
+            WHERE NOT EXISTS (SELECT 1 FROM {{table}} m WHERE {{id}} = s.message_id AND {{unprocessed}})
+            LIMIT $1 FOR UPDATE OF s SKIP LOCKED))$q$, inbox.vocabulary(c, p_settings => false))
         USING p_limit;
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count;

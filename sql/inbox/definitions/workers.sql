@@ -80,8 +80,8 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_count integer;
 BEGIN
-    EXECUTE format('UPDATE %1$s SET %2$I = NULL WHERE %3$I = ANY ($1::%4$s[]) AND %2$I = now()',
-        inbox.inbox_table(c), c.processed_at_column, c.id_column, inbox.id_type(c))
+    EXECUTE format('UPDATE %s SET %I = NULL WHERE %I = ANY ($1::%s[]) AND %I = now()',
+        inbox.inbox_table(c), c.processed_at_column, c.id_column, inbox.id_type(c), c.processed_at_column)
         USING p_event_ids;
     GET DIAGNOSTICS v_count = ROW_COUNT;
     RETURN v_count;
@@ -106,8 +106,8 @@ AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     o inbox.inbox_ordering_config;
-    v_table text := inbox.inbox_table(c);
-    v_waiting text;
+    v jsonb := inbox.vocabulary(c);
+    v_table text := v ->> 'table';
     v_window integer := CASE WHEN p_limit IS NOT NULL THEN 2 * greatest(p_limit, 0) + 100 END;  -- NULL: no bound
     v_mask varbit := inbox.inbox_bucket_mask(p_buckets);
     v_floors text[];
@@ -123,15 +123,16 @@ BEGIN
     END IF;
     IF NOT c.managed THEN
         -- What claim_<name> would take: the same conditions, heads only with ordering.
-        EXECUTE format($q$SELECT count(*)::integer FROM (
-                SELECT 1 FROM %s m WHERE %s AND ($2 IS NULL OR get_bit($2, %s) = 1) %s LIMIT $1) s$q$,
-            v_table, inbox.tracked_claimable_sql(c), inbox.tracked_bucket_sql(c), inbox.tracked_head_sql(c))
+        EXECUTE inbox.sql_template($q$SELECT count(*)::integer FROM (
+                SELECT 1 FROM {{table}} m WHERE {{claimable}} AND ($2 IS NULL OR get_bit($2, {{bucket}}) = 1) {{head}} LIMIT $1) s$q$,
+            v || jsonb_build_object('head', coalesce(v ->> 'head', '')))
             INTO v_count
             USING p_limit, v_mask;
         RETURN v_count;
     END IF;
-    v_waiting := format('m.processed_at IS NULL AND m.retry_count < %s AND m.next_attempt_at <= now()
-              AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', c.max_retries);
+    -- Claimable now, in the buckets: what the claim walks ({{waiting}} below).
+    v := v || jsonb_build_object('waiting', inbox.sql_template('{{claimable}}
+              AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', v));
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     v_floors := inbox.claim_floors(p_inbox, v_mask, inbox.priority_levels(c));
     v_levels := v_floors[4]::integer[];
@@ -141,8 +142,8 @@ BEGIN
         v_count := 0;
         FOR v_i IN 1 .. cardinality(v_levels) LOOP
             EXIT WHEN v_count >= p_limit;
-            EXECUTE format($q$SELECT count(*)::integer FROM (
-                    SELECT 1 FROM %s m WHERE %s AND m.priority = $3 AND m.seq >= $4 LIMIT $1) s$q$, v_table, v_waiting)
+            EXECUTE inbox.sql_template($q$SELECT count(*)::integer FROM (
+                    SELECT 1 FROM {{table}} m WHERE {{waiting}} AND m.priority = $3 AND m.seq >= $4 LIMIT $1) s$q$, v)
                 INTO v_walked
                 USING p_limit - v_count, v_mask, v_levels[v_i], coalesce(v_from[v_i], '-9223372036854775808'::bigint);
             v_count := v_count + v_walked;
@@ -150,33 +151,32 @@ BEGIN
         RETURN v_count;
     END IF;
 
-    EXECUTE format($q$SELECT (count(*) FILTER (WHERE m.%1$I IS NULL OR NOT %3$s))::integer,
+    v := v || jsonb_build_object(
+        'blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
+                                                 v ->> 'aggregate', v ->> 'sequence', 'm.seq'),
+        'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column),
+        -- By TID: not a predicate that lets the planner scan a partial index instead (see claim_<name>).
+        'still_waiting', inbox.sql_template('{{still_claimable}}
+              AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', v));
+    EXECUTE inbox.sql_template($q$SELECT (count(*) FILTER (WHERE {{aggregate}} IS NULL OR NOT {{blocked}}))::integer,
                 count(*)::integer
-            FROM (SELECT m.* FROM %2$s m WHERE %4$s
+            FROM (SELECT m.* FROM {{table}} m WHERE {{waiting}}
                     -- From the claim floors, as the ordered claim's window.
                     AND (m.priority, m.seq) >= ($4, $5) AND m.seq >= coalesce($6[array_position($7, m.priority)], '-9223372036854775808'::bigint)
-                  ORDER BY m.priority, m.seq LIMIT $3) m$q$,
-        o.aggregate_column, v_table,
-        inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
-            format('m.%I', o.aggregate_column), format('m.%I', o.sequence_column), 'm.seq'),
-        v_waiting)
+                  ORDER BY m.priority, m.seq LIMIT $3) m$q$, v)
         INTO v_heads, v_walked
         USING p_limit, v_mask, v_window, coalesce(v_levels[1], '-2147483648'::integer),
               coalesce(v_from[1], '-9223372036854775808'::bigint), v_from, v_levels;
     IF p_limit IS NULL OR v_heads >= p_limit OR v_walked < v_window THEN
         RETURN least(v_heads, p_limit);
     END IF;
-    EXECUTE format($q$WITH RECURSIVE %5$s
+    EXECUTE inbox.sql_template($q$WITH RECURSIVE {{heads}}
             SELECT count(*)::integer FROM (
                 SELECT 1 FROM (
-                    SELECT 1 FROM %2$s m WHERE m.ctid = ANY (ARRAY(SELECT heads.tid FROM heads)) AND %6$s
+                    SELECT 1 FROM {{table}} m WHERE m.ctid = ANY (ARRAY(SELECT heads.tid FROM heads)) AND {{still_waiting}}
                     UNION ALL
-                    SELECT 1 FROM %2$s m WHERE m.%1$I IS NULL AND %4$s) x
-                LIMIT $1) s$q$,
-        o.aggregate_column, v_table, o.sequence_column, v_waiting,
-        inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column),
-        -- By TID: not a predicate that lets the planner scan a partial index instead (see claim_<name>).
-        replace(v_waiting, 'm.processed_at IS NULL', 'num_nulls(m.processed_at) = 1'))
+                    SELECT 1 FROM {{table}} m WHERE {{aggregate}} IS NULL AND {{waiting}}) x
+                LIMIT $1) s$q$, v)
         INTO v_count
         USING p_limit, v_mask;
     RETURN v_count;
@@ -206,6 +206,7 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     o inbox.inbox_ordering_config;
     v_table text := inbox.inbox_table(c);
+    v jsonb;
     v_head tid;
     v_lock_timeout text := current_setting('lock_timeout');
 BEGIN
@@ -219,15 +220,15 @@ BEGIN
     END IF;
     -- The first head among the first 100 waiting messages in claim order: the one a claim would
     -- take first. Heads held by another claim still look unprocessed in this snapshot.
-    EXECUTE format($q$SELECT w.ctid FROM (
-                SELECT m.ctid, m.%1$I AS agg, m.%3$I AS s, m.seq FROM %2$s m
-                WHERE m.processed_at IS NULL AND m.retry_count < %4$s AND m.next_attempt_at <= now()
+    v := inbox.vocabulary(c);
+    EXECUTE inbox.sql_template($q$SELECT w.ctid FROM (
+                SELECT m.ctid, {{aggregate}} AS agg, {{sequence}} AS s, m.seq FROM {{table}} m
+                WHERE {{claimable}}
                   AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
                 ORDER BY m.priority, m.seq LIMIT 100) w
-            WHERE w.agg IS NULL OR NOT %5$s
-            LIMIT 1$q$,
-        o.aggregate_column, v_table, o.sequence_column, c.max_retries,
-        inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column, 'w.agg', 'w.s', 'w.seq'))
+            WHERE w.agg IS NULL OR NOT {{blocked}}
+            LIMIT 1$q$, v || jsonb_build_object('blocked',
+        inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column, 'w.agg', 'w.s', 'w.seq')))
         INTO v_head
         USING inbox.inbox_bucket_mask(p_buckets);
     IF v_head IS NULL THEN
@@ -261,12 +262,12 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v jsonb := inbox.vocabulary(c, p_settings => false);
     v_oldest timestamptz;
 BEGIN
-    EXECUTE format($q$SELECT count(*) FROM %s m WHERE %s$q$, inbox.inbox_table(c), inbox.state_predicate(c, 'pending'))
-        INTO depth;
+    EXECUTE inbox.sql_template('SELECT count(*) FROM {{table}} m WHERE {{pending}}', v) INTO depth;
     IF c.received_at_column IS NOT NULL THEN
-        EXECUTE inbox.oldest_pending_sql(c, format('m.%I', c.received_at_column)) INTO v_oldest;
+        EXECUTE inbox.oldest_pending_sql(c, v ->> 'received_at') INTO v_oldest;
     END IF;
     oldest_age_seconds := coalesce(inbox.seconds_since(v_oldest), 0);
 END;
