@@ -14,10 +14,10 @@
 --   inbox.rebuild_views              <name>_pending, <name>_dlq, <name>_stats, next_<name>
 --   inbox.rebuild_claim_function     claim_<name>: claim_skeleton with a pick (plain_claim_pick,
 --                                    ordered_claim_pick; tracked_claim_pick for a tracked table)
---   inbox.apply_inbox_grants         send_<name> and the grants of the roles (010_roles.sql)
+--   inbox.apply_inbox_grants         send_<name> and the grants of the roles (definitions/roles.sql)
 --
 -- inbox.rebuild_inbox_objects runs all but the first. create_inbox, the enable_* functions and
--- the upgrade step of install.sql (011_upgrade.sql) call it, so re-running the install brings
+-- the upgrade step of install.sql (rebuild_inboxes.sql) call it, so re-running the install brings
 -- every inbox's objects, whatever version made them, to the current definitions.
 
 -- Every name below resolves to a built-in (pg_catalog) or is schema-qualified: objects that
@@ -1498,7 +1498,7 @@ BEGIN
     PERFORM inbox.rebuild_payload_limit_trigger(c);
     PERFORM inbox.rebuild_views(c);
     PERFORM inbox.rebuild_claim_function(c);
-    -- The send function and the grants of the group roles and of inbox.grant_inbox (010_roles.sql):
+    -- The send function and the grants of the group roles and of inbox.grant_inbox (definitions/roles.sql):
     -- new objects get them, and nothing is lost on a re-install.
     PERFORM inbox.apply_inbox_grants(p_inbox);
     UPDATE inbox.inbox_config SET objects_version = inbox.schema_version() WHERE inbox_name = p_inbox;

@@ -340,7 +340,7 @@ $$;
 -- SECURITY DEFINER: pg_stat_activity shows other roles' snapshots only to pg_read_all_stats
 -- (pg_monitor), and an inbox's operator must see who holds the horizon without it. The function
 -- therefore sees what its owner (the installer) sees, and EXECUTE is granted to the consumer,
--- operator and reader roles only (010_roles.sql, grant_schema_privileges). p_limit: 1..100.
+-- operator and reader roles only (definitions/roles.sql, grant_schema_privileges). p_limit: 1..100.
 CREATE OR REPLACE FUNCTION inbox.xmin_horizon(p_limit integer DEFAULT 5)
 RETURNS TABLE (kind text, pid integer, name text, role_name text, application_name text,
                client_addr inet, state text, held_since timestamptz, held_seconds bigint,
