@@ -861,3 +861,163 @@ BEGIN
     RETURN v_count;
 END;
 $$;
+
+-- Search ---------------------------------------------------------------------------------------
+
+-- Whether a valid, non-partial index of access method p_am (btree, gin) has p_column as its first
+-- key column: what lets find_messages look a key up instead of scanning.
+CREATE OR REPLACE FUNCTION inbox.has_full_index(p_table text, p_column text, p_am text)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT EXISTS (
+        SELECT 1 FROM pg_index i
+        JOIN pg_class x ON x.oid = i.indexrelid
+        JOIN pg_am a ON a.oid = x.relam
+        JOIN pg_attribute att ON att.attrelid = i.indrelid AND att.attnum = i.indkey[0]
+        WHERE i.indrelid = p_table::regclass AND i.indpred IS NULL AND i.indisvalid
+          AND a.amname = p_am AND att.attname = p_column)
+$$;
+
+-- A payload match for find_messages from what an operator types: a JSON object as it is
+-- ('{"customer": {"id": 42}}'), or a key path and a value ('customer.id = 42': keys separated by
+-- dots, the value JSON when it parses as JSON, else a string, so 'status = open' and
+-- 'status = "open"' are the same and 'id = 42' matches the number, 'id = "42"' the string).
+-- NULL for NULL or blank. Anything else is invalid_parameter_value (22023) with what is wrong.
+CREATE OR REPLACE FUNCTION inbox.payload_match(p_expression text)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_text text := btrim(p_expression);
+    v_eq integer;
+    v_keys text[];
+    v_value text;
+    v_match jsonb;
+    v_detail text;
+BEGIN
+    IF v_text IS NULL OR v_text = '' THEN
+        RETURN NULL;
+    END IF;
+    IF length(v_text) > 8192 THEN
+        RAISE EXCEPTION 'a payload match is at most 8192 characters, got %', length(v_text)
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF left(v_text, 1) = '{' THEN
+        BEGIN
+            RETURN v_text::jsonb;
+        EXCEPTION WHEN invalid_text_representation OR invalid_json_text THEN
+            GET STACKED DIAGNOSTICS v_detail = PG_EXCEPTION_DETAIL;
+            RAISE EXCEPTION 'the payload match is not valid JSON: % %', SQLERRM, left(coalesce(v_detail, ''), 200)
+                USING ERRCODE = 'invalid_parameter_value';
+        END;
+    END IF;
+    v_eq := position('=' IN v_text);
+    IF v_eq = 0 THEN
+        RAISE EXCEPTION 'write a payload match as key.path = value (for example customer.id = 42) or as a JSON object'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    v_keys := ARRAY(SELECT btrim(k) FROM unnest(string_to_array(left(v_text, v_eq - 1), '.')) AS k);
+    IF cardinality(v_keys) = 0 OR cardinality(v_keys) > 32 OR '' = ANY (v_keys) THEN
+        RAISE EXCEPTION 'a key path is 1 to 32 keys separated by dots (for example customer.id), got %',
+            quote_literal(left(btrim(left(v_text, v_eq - 1)), 100))
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    v_value := btrim(substr(v_text, v_eq + 1));
+    IF v_value = '' THEN
+        RAISE EXCEPTION 'a payload match needs a value after =' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    BEGIN
+        v_match := v_value::jsonb;
+    EXCEPTION WHEN invalid_text_representation OR invalid_json_text THEN
+        v_match := to_jsonb(v_value);
+    END;
+    FOR i IN REVERSE cardinality(v_keys)..1 LOOP
+        v_match := jsonb_build_object(v_keys[i], v_match);
+    END LOOP;
+    RETURN v_match;
+END;
+$$;
+
+-- Messages by event id, aggregate id or payload containment (payload @> p_payload_match, see
+-- payload_match), whatever their state; the keys given must all match. At most p_limit rows
+-- (1..1000), oldest first, as inbox_message. Bounded: an event id is a primary-key lookup; an
+-- aggregate id or a payload match uses an index when the table has a full one (btree on the
+-- aggregate column, GIN on payload: docs/operations.md, "Find a message"), the unprocessed
+-- messages of an ordered inbox are found through <name>_ordering_idx, and otherwise no more than
+-- the first 100,000 rows of the table are looked at (a larger inbox may hold matches beyond them).
+-- Runs with the caller's rights: whoever may read the inbox's table (operators, readers) may search.
+CREATE OR REPLACE FUNCTION inbox.find_messages(p_inbox text, p_event_id text DEFAULT NULL,
+    p_aggregate_id text DEFAULT NULL, p_payload_match jsonb DEFAULT NULL, p_limit integer DEFAULT 50)
+RETURNS TABLE (event_id text, state text, event_type text, source text, aggregate_id text, payload jsonb,
+               received_at timestamptz, processed_at timestamptz, next_attempt_at timestamptz, error text,
+               retry_count integer, trace_id text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
+    v_table text := inbox.inbox_table(c);
+    v_scan constant integer := 100000;
+    v_where text[] := '{}';
+    v_indexed boolean := false;
+    v_query text;
+    v_ids text[];
+BEGIN
+    PERFORM inbox.check_page_limit(p_limit);
+    IF p_event_id IS NULL AND p_aggregate_id IS NULL AND p_payload_match IS NULL THEN
+        RAISE EXCEPTION 'find_messages needs an event id, an aggregate id or a payload match'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF greatest(length(p_event_id), length(p_aggregate_id)) > 4096 THEN
+        RAISE EXCEPTION 'an event id or aggregate id to find is at most 4096 characters, got %',
+            greatest(length(p_event_id), length(p_aggregate_id)) USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF jsonb_typeof(p_payload_match) IS DISTINCT FROM 'object' AND p_payload_match IS NOT NULL THEN
+        RAISE EXCEPTION 'a payload match is a JSON object (payload @> match), got a JSON %', jsonb_typeof(p_payload_match)
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_payload_match IS NOT NULL AND NOT c.managed THEN
+        RAISE EXCEPTION 'inbox % tracks a table of its own: its payload cannot be searched', p_inbox
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_aggregate_id IS NOT NULL AND c.aggregate_column IS NULL THEN
+        RAISE EXCEPTION 'inbox % maps no aggregate column', p_inbox USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF p_event_id IS NOT NULL THEN
+        v_ids := ARRAY[p_event_id];
+    ELSE
+        IF p_aggregate_id IS NOT NULL THEN
+            v_where := v_where || format('m.%I = $1::%s', c.aggregate_column,
+                (SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+                 WHERE a.attrelid = v_table::regclass AND a.attname = c.aggregate_column));
+            v_indexed := inbox.has_full_index(v_table, c.aggregate_column, 'btree');
+        END IF;
+        IF p_payload_match IS NOT NULL THEN
+            v_where := v_where || 'm.payload @> $2'::text;
+            v_indexed := v_indexed OR inbox.has_full_index(v_table, 'payload', 'gin');
+        END IF;
+        v_query := format('SELECT m.%I::text AS id FROM %s m WHERE %s', c.id_column,
+            CASE WHEN v_indexed THEN v_table ELSE format('(SELECT * FROM %s LIMIT %s)', v_table, v_scan) END,
+            array_to_string(v_where, ' AND '));
+        IF NOT v_indexed AND p_aggregate_id IS NOT NULL AND c.managed
+           AND to_regclass(format('inbox.%I', p_inbox || '_ordering_idx')) IS NOT NULL THEN
+            v_query := format('(SELECT m.event_id AS id FROM %s m WHERE %s AND m.processed_at IS NULL LIMIT $3) UNION (%s LIMIT $3)',
+                v_table, array_to_string(v_where, ' AND '), v_query);
+        END IF;
+        EXECUTE format('SELECT array_agg(x.id) FROM (%s LIMIT $3) x', v_query)
+            INTO v_ids USING p_aggregate_id, p_payload_match, p_limit;
+    END IF;
+    BEGIN
+        RETURN QUERY SELECT x.* FROM unnest(v_ids) AS i(id)
+            CROSS JOIN LATERAL inbox.inbox_message(p_inbox, i.id) x
+            WHERE (p_aggregate_id IS NULL OR x.aggregate_id = p_aggregate_id)
+              AND (p_payload_match IS NULL OR x.payload @> p_payload_match)
+            ORDER BY x.received_at, x.event_id;
+    EXCEPTION WHEN invalid_text_representation THEN
+        RETURN;  -- an event id that is no value of a tracked table's id type: no such message
+    END;
+END;
+$$;

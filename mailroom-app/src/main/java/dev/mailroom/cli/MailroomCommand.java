@@ -43,6 +43,7 @@ import picocli.CommandLine.Option;
       BlockedCommand.class,
       LagCommand.class,
       WorkersCommand.class,
+      FindCommand.class,
       AuditCommand.class
     })
 final class MailroomCommand implements Callable<Integer> {

@@ -90,4 +90,35 @@ class OperatorViewCommandsTest {
     assertThat(run(env, "health")).isZero();
     assertThat(out()).contains("\"blocked_aggregates\": 0");
   }
+
+  @Test
+  void find_looks_a_message_up_by_event_id_account_or_payload_and_explains_bad_input()
+      throws Exception {
+    MailroomDb db = MailroomDb.create("mailroom_cli_find");
+    Map<String, String> env = Map.of("MAILROOM_DATABASE_URL", db.url());
+    long account = db.signUp("searched").get(0);
+    db.signUp("other");
+    long token =
+        db.count(
+            "SELECT (payload ->> 'token_id')::bigint FROM inbox.mailroom WHERE aggregate_id = ?",
+            String.valueOf(account));
+
+    assertThat(run(env, "find", "--aggregate-id", String.valueOf(account)))
+        .as(err.toString())
+        .isZero();
+    String[] lines = out().split("\n");
+    assertThat(lines[0]).startsWith("EVENT_ID  STATE");
+    assertThat(lines).hasSize(2);
+    String eventId = lines[1].substring(0, lines[1].indexOf(' '));
+
+    assertThat(run(env, "find", "--event-id", eventId, "--json")).as(err.toString()).isZero();
+    assertThat(out()).contains("\"aggregate_id\": \"" + account + "\"").contains("token_id");
+    assertThat(run(env, "find", "--payload", "token_id = " + token)).as(err.toString()).isZero();
+    assertThat(out().split("\n")).hasSize(2);
+    assertThat(out()).contains(eventId);
+
+    assertThat(run(env, "find", "--payload", "{\"token_id\": ")).isEqualTo(1);
+    assertThat(err.toString()).contains("not valid JSON");
+    assertThat(run(env, "find")).isEqualTo(2);
+  }
 }

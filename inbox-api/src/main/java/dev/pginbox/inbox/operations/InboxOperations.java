@@ -39,6 +39,19 @@ public interface InboxOperations {
   /** One message in full, whatever its state. */
   Optional<MessageDetail> message(String eventId);
 
+  /**
+   * Messages by event id, aggregate id or payload, whatever their state ({@code
+   * inbox.find_messages}): the keys given (null or blank: not a key; at least one) must all match.
+   * {@code payloadMatch} is a JSON object the payload must contain ({@code {"customer": {"id":
+   * 42}}}) or a key path and a value ({@code customer.id = 42}). At most {@code limit} (1..{@value
+   * #MAX_LIMIT}) messages, oldest first. An event id is a primary-key lookup; the other keys use an
+   * index when the table has one, else look at no more than the first 100,000 rows (see
+   * docs/operations.md, "Find a message"). Input the database rejects (invalid JSON, keys over 4096
+   * characters) is an {@link InvalidInboxArgumentException} that says why.
+   */
+  List<MessageDetail> findMessages(
+      String eventId, String aggregateId, String payloadMatch, int limit);
+
   /** Messages processed per minute over the last {@code minutes} (1..1440), oldest first. */
   List<ThroughputPoint> throughput(int minutes);
 

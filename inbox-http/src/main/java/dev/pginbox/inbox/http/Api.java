@@ -24,6 +24,7 @@ import java.util.Map;
  * GET /api/inboxes/{inbox}/dlq-groups?limit=
  * GET /api/inboxes/{inbox}/dead-letters?event_type=&amp;error_group=&amp;limit=&amp;after_received_at=&amp;after_event_id=
  * GET /api/inboxes/{inbox}/messages/{event id}
+ * GET /api/inboxes/{inbox}/messages?event_id=&amp;aggregate_id=&amp;payload=&amp;limit=   find (inbox.find_messages)
  * GET /api/inboxes/{inbox}/throughput?minutes=
  * GET /api/inboxes/{inbox}/audit?limit=&amp;before=   and GET /api/audit?limit=&amp;before= (all inboxes)
  * </pre>
@@ -97,6 +98,8 @@ final class Api implements Route.Page {
       case "status" -> Json.readTree(inbox.status().json());
       case "blocked" -> ops.blockedAggregates(limit(q));
       case "lag" -> ops.partitionLag();
+      case "messages" ->
+          ops.findMessages(q.get("event_id"), q.get("aggregate_id"), q.get("payload"), limit(q));
       case "workers" -> ops.workers();
       case "dlq-groups" -> ops.dlqGroups(limit(q));
       case "dead-letters" ->

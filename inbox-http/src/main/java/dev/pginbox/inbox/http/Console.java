@@ -33,6 +33,8 @@ final class Console implements Route.Page {
   private final boolean writes;
   private final Pages pages;
   private final MessagePages messages;
+  private final SearchPage search;
+  private final LiveView live;
   private final LoginThrottle throttle;
 
   Console(InboxManager manager, Auth auth, LoginThrottle throttle, boolean writes) {
@@ -42,6 +44,8 @@ final class Console implements Route.Page {
     this.writes = writes;
     this.pages = new Pages(manager, writes);
     this.messages = new MessagePages(manager, writes);
+    this.search = new SearchPage(manager);
+    this.live = new LiveView(manager);
   }
 
   @Override
@@ -59,6 +63,17 @@ final class Console implements Route.Page {
       return;
     }
     Map<String, String> q = Exchanges.query(exchange);
+    if (path.equals(List.of("live.json"))
+        || path.size() == 3 && path.get(0).equals("inbox") && path.get(2).equals("live.json")) {
+      Object values = live.json(path.size() == 3 ? path.get(1) : null);
+      Exchanges.send(exchange, 200, Json.CONTENT_TYPE, Json.write(values));
+      return;
+    }
+    if (path.size() == 3 && path.get(0).equals("inbox") && path.get(2).equals("search")) {
+      SearchPage.Answer answer = search.search(path.get(1), q);
+      Exchanges.send(exchange, answer.status(), HTML, answer.html());
+      return;
+    }
     String html = read(path, q);
     if (html == null) {
       Exchanges.send(exchange, 404, HTML, Html.page("not found", "<h1>Not found</h1>"));
@@ -76,7 +91,10 @@ final class Console implements Route.Page {
     if (write) {
       what = "the action it was asked for in inbox " + inbox;
     } else if (inbox == null) {
-      what = path.isEmpty() ? "the list of inboxes" : "the audit log";
+      what =
+          path.isEmpty() || path.get(0).equals("live.json")
+              ? "the list of inboxes"
+              : "the audit log";
     } else if (path.size() == 2) {
       what = "inbox " + inbox;
     } else {
@@ -84,6 +102,8 @@ final class Console implements Route.Page {
           switch (path.get(2)) {
             case "dlq" -> "the dead letters of inbox " + inbox;
             case "audit" -> "the audit log of inbox " + inbox;
+            case "search" -> "the messages of inbox " + inbox;
+            case "live.json" -> "inbox " + inbox;
             default -> "message " + path.get(path.size() - 1) + " of inbox " + inbox;
           };
     }

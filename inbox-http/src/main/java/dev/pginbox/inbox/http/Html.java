@@ -100,19 +100,24 @@ final class Html {
     return "<a href=\"" + esc(href) + "\">" + esc(text) + "</a>";
   }
 
-  /** Processed per minute as an inline SVG bar chart (server-rendered, no script). */
-  static String chart(List<ThroughputPoint> points) {
+  /**
+   * Processed per minute as an inline SVG bar chart, server-rendered; console.js redraws it from
+   * the live JSON (same geometry) between reloads.
+   */
+  static String chart(String inbox, List<ThroughputPoint> points) {
     long max = points.stream().mapToLong(ThroughputPoint::processed).max().orElse(0);
     long total = points.stream().mapToLong(ThroughputPoint::processed).sum();
     int width = 2 * points.size();
     StringBuilder svg =
-        new StringBuilder("<svg class=\"chart\" viewBox=\"0 0 ")
+        new StringBuilder("<svg class=\"chart\" data-inbox=\"")
+            .append(esc(inbox))
+            .append("\" data-live=\"chart\" viewBox=\"0 0 ")
             .append(width)
             .append(" 20\" width=\"")
             .append(width * 2)
             .append("\" height=\"40\" preserveAspectRatio=\"none\" role=\"img\"><title>")
             .append(total)
-            .append(" processed in the last hour</title>");
+            .append(" processed in the last hour, per minute</title>");
     for (int i = 0; i < points.size(); i++) {
       long n = points.get(i).processed();
       double h = max == 0 ? 0 : Math.max(n > 0 ? 1 : 0, 20.0 * n / max);
@@ -124,7 +129,12 @@ final class Html {
               20 - h,
               h));
     }
-    return svg.append("</svg><span class=\"total\">").append(total).append("/h</span>").toString();
+    return svg.append("</svg><span class=\"total\" data-inbox=\"")
+        .append(esc(inbox))
+        .append("\" data-live=\"total\">")
+        .append(total)
+        .append("/h</span>")
+        .toString();
   }
 
   static String hidden(String name, String value) {

@@ -40,17 +40,19 @@ final class Pages {
       rows.add(
           List.of(
               link("/inbox/" + enc(name), name),
-              Html.badge(h.status().name()),
-              estimate(h.pendingCount(), h.pendingCountExact()),
-              num(h.processingCount()),
-              estimate(h.dlqCount(), h.dlqCountExact()),
-              atLeast(h.blockedAggregates(), h.blockedAggregatesExact()),
-              h.worstPartitionLagSeconds() + " s",
-              Html.chart(inbox.operations().throughput(60))));
+              LiveView.field(name, "status", Html.badge(h.status().name())),
+              LiveView.field(name, "waiting", estimate(h.pendingCount(), h.pendingCountExact())),
+              LiveView.field(name, "processing", num(h.processingCount())),
+              LiveView.field(name, "dead", estimate(h.dlqCount(), h.dlqCountExact())),
+              LiveView.field(
+                  name, "blocked", atLeast(h.blockedAggregates(), h.blockedAggregatesExact())),
+              LiveView.field(name, "lag", h.worstPartitionLagSeconds() + " s"),
+              Html.chart(name, inbox.operations().throughput(LiveView.MINUTES))));
     }
     return Html.page(
         "inboxes",
         "<h1>Inboxes</h1>"
+            + LiveView.marker("/live.json")
             + HealthLines.horizon(any)
             + Html.table(
                 List.of(
@@ -75,7 +77,7 @@ final class Pages {
             "<h1>"
                 + esc(name)
                 + " "
-                + Html.badge(h.status().name())
+                + LiveView.field(name, "status", Html.badge(h.status().name()))
                 + (h.statusReasons().isEmpty()
                     ? ""
                     : " <span class=\"reasons\">"
@@ -91,26 +93,30 @@ final class Pages {
           .append(esc(Html.time(paused)))
           .append(": no worker claims anything until it is resumed.</p>");
     }
+    body.append(LiveView.marker(base + "/live.json"));
     body.append(HealthLines.horizon(h));
     body.append("<p class=\"summary\">")
-        .append(estimate(h.pendingCount(), h.pendingCountExact()))
+        .append(LiveView.field(name, "waiting", estimate(h.pendingCount(), h.pendingCountExact())))
         .append(" waiting · ")
-        .append(num(h.processingCount()))
+        .append(LiveView.field(name, "processing", num(h.processingCount())))
         .append(" processing · ")
-        .append(estimate(h.dlqCount(), h.dlqCountExact()))
+        .append(LiveView.field(name, "dead", estimate(h.dlqCount(), h.dlqCountExact())))
         .append(" dead · ")
-        .append(atLeast(h.blockedAggregates(), h.blockedAggregatesExact()))
+        .append(
+            LiveView.field(
+                name, "blocked", atLeast(h.blockedAggregates(), h.blockedAggregatesExact())))
         .append(" blocked aggregates (")
-        .append(num(h.blockedCount()))
+        .append(LiveView.field(name, "blocked-messages", num(h.blockedCount())))
         .append(" messages behind a dead or backing-off head) · oldest waiting ")
-        .append(h.oldestPendingAgeSeconds())
-        .append(" s · ")
+        .append(LiveView.field(name, "oldest", h.oldestPendingAgeSeconds() + " s"))
+        .append(" · ")
         .append(link(base + "/dlq", "dead letters"))
         .append(" · ")
         .append(link(base + "/audit", "audit log"))
         .append("</p>")
+        .append(SearchPage.box(name, "event_id", ""))
         .append(HealthLines.vacuum(inbox.operations().vacuum()))
-        .append(Html.chart(inbox.operations().throughput(60)));
+        .append(Html.chart(name, inbox.operations().throughput(LiveView.MINUTES)));
 
     List<List<String>> blocked = new ArrayList<>();
     for (BlockedAggregate b : inbox.operations().blockedAggregates(PAGE)) {

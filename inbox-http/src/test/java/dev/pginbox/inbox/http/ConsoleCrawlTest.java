@@ -7,6 +7,7 @@ import dev.pginbox.inbox.postgres.PostgresInbox;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -117,7 +118,15 @@ class ConsoleCrawlTest extends HttpTestSupport {
   @Test
   void every_link_the_console_renders_answers_200() throws Exception {
     URI origin = URI.create("http://127.0.0.1:" + server.address().getPort());
-    List<ConsoleCrawler.Visit> visits = new ConsoleCrawler(origin, 500).crawl();
+    // The search results for every hostile id and aggregate, by both keys: only a form leads there.
+    List<String> searches = new ArrayList<>();
+    for (String h : HOSTILE) {
+      searches.add("/inbox/messy/search?by=event_id&q=" + Paths.enc(h));
+      searches.add("/inbox/messy/search?by=aggregate_id&q=" + Paths.enc("agg-" + h));
+    }
+    searches.add("/inbox/messy/search?by=payload&q=" + Paths.enc("v = \"3\""));
+    List<ConsoleCrawler.Visit> visits =
+        new ConsoleCrawler(origin, 500).crawl(searches.toArray(String[]::new));
 
     assertThat(visits.size()).as("bounded crawl").isLessThan(500);
     assertThat(visits)
@@ -131,6 +140,19 @@ class ConsoleCrawlTest extends HttpTestSupport {
         .anyMatch(u -> u.contains("/message/long-x"))
         .anyMatch(u -> u.contains("/message/claimed-head"))
         .anyMatch(u -> u.contains("after_event_id="))
-        .anyMatch(u -> u.contains("/audit?before="));
+        .anyMatch(u -> u.contains("/audit?before="))
+        .anyMatch(u -> u.contains("/search?by=aggregate_id&q=agg-%3Cscript%3E"))
+        .anyMatch(u -> u.startsWith("/live.json"))
+        .anyMatch(u -> u.startsWith("/inbox/messy/live.json"));
+    // Each search found its message: the results link to it.
+    for (String h : HOSTILE) {
+      assertThat(visits)
+          .filteredOn(v -> v.url().getRawQuery() != null && v.url().getRawQuery().contains("by="))
+          .filteredOn(v -> v.linkedFrom() == null)
+          .anyMatch(
+              v ->
+                  v.body()
+                      .contains("href=\"/inbox/messy/message/" + Html.esc(Paths.enc(h)) + "\""));
+    }
   }
 }

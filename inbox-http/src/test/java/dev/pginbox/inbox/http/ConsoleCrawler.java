@@ -40,11 +40,17 @@ final class ConsoleCrawler {
     this.maxUrls = maxUrls;
   }
 
-  /** Every URL reached from {@code /}, in the order fetched; links that are no URI answer 0. */
-  List<Visit> crawl() throws Exception {
+  /**
+   * Every URL reached from {@code /} and the given raw paths with queries (pages only a form leads
+   * to, such as search results), in the order fetched; links that are no URI answer 0.
+   */
+  List<Visit> crawl(String... starts) throws Exception {
     Map<URI, Visit> visits = new LinkedHashMap<>();
     Deque<URI[]> queue = new ArrayDeque<>();
     queue.add(new URI[] {origin.resolve("/"), null});
+    for (String start : starts) {
+      queue.add(new URI[] {origin.resolve(start), null});
+    }
     while (!queue.isEmpty() && visits.size() < maxUrls) {
       URI[] next = queue.poll();
       URI url = next[0];

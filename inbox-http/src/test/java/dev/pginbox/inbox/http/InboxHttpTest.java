@@ -153,9 +153,9 @@ class InboxHttpTest extends HttpTestSupport {
           .contains("\"pendingCount\" : 3")
           .contains("\"pendingCountExact\" : true");
       assertThat(get(base + "/inbox/capped").body())
-          .contains(">~" + estimate + " waiting")
+          .contains(">~" + estimate + "</span> waiting")
           .contains("<span class=\"reasons\">pending_count: critical</span>");
-      assertThat(get(base + "/inbox/orders").body()).contains(">3 waiting");
+      assertThat(get(base + "/inbox/orders").body()).contains(">3</span> waiting");
     }
   }
 

@@ -107,6 +107,20 @@ final class PostgresInboxOperations implements InboxOperations {
   }
 
   @Override
+  public List<MessageDetail> findMessages(
+      String eventId, String aggregateId, String payloadMatch, int limit) {
+    return rows(
+        "find",
+        "find messages",
+        q ->
+            q.bind("eventId", eventId)
+                .bind("aggregateId", aggregateId)
+                .bind("payloadMatch", payloadMatch)
+                .bind("limit", limit(limit)),
+        OperatorRows::message);
+  }
+
+  @Override
   public List<ThroughputPoint> throughput(int minutes) {
     return rows(
         "throughput",

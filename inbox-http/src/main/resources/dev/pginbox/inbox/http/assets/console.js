@@ -19,13 +19,62 @@ document.addEventListener("DOMContentLoaded", () => {
       paused.hidden = !form.querySelector("input[name=id]:checked");
     });
   }
-  // Refresh read-only pages every 15 s unless a form field has focus or messages are selected.
-  if (!document.querySelector("form[action$='/run']")) {
+  // Live counts: a page that carries them (#live) polls its JSON and rewrites only the elements
+  // marked data-inbox/data-live, so selections and typed text stay as they are.
+  const live = document.getElementById("live");
+  if (live) {
+    const marked = (inbox, field) =>
+      document.querySelectorAll(`[data-inbox="${CSS.escape(inbox)}"][data-live="${field}"]`);
+    const draw = (svg, points) => {
+      const max = Math.max(0, ...points);
+      for (const bar of svg.querySelectorAll("rect")) bar.remove();
+      points.forEach((n, i) => {
+        const h = max === 0 ? 0 : Math.max(n > 0 ? 1 : 0, (20 * n) / max);
+        const bar = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+        bar.setAttribute("x", 2 * i);
+        bar.setAttribute("y", (20 - h).toFixed(1));
+        bar.setAttribute("width", "1.6");
+        bar.setAttribute("height", h.toFixed(1));
+        svg.append(bar);
+      });
+      const title = svg.querySelector("title");
+      if (title) title.textContent = points.reduce((a, b) => a + b, 0) + " processed in the last hour, per minute";
+    };
+    const show = (inbox) => {
+      for (const [field, text] of Object.entries(inbox.fields)) {
+        for (const el of marked(inbox.name, field)) el.textContent = text;
+      }
+      for (const el of marked(inbox.name, "status")) {
+        const badge = el.querySelector(".badge");
+        if (badge) {
+          badge.className = "badge " + inbox.status;
+          badge.textContent = inbox.status;
+        }
+      }
+      for (const svg of marked(inbox.name, "chart")) draw(svg, inbox.processed);
+      for (const el of marked(inbox.name, "total")) el.textContent = inbox.processed.reduce((a, b) => a + b, 0) + "/h";
+    };
+    const poll = () => {
+      if (document.hidden) return;
+      fetch(live.dataset.liveSrc, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then((r) => (r.ok ? r.json() : null))
+        .then((data) => {
+          if (!data) return;
+          data.inboxes.forEach(show);
+          live.dataset.polls = Number(live.dataset.polls || 0) + 1;
+        })
+        .catch(() => {}); // the next poll tries again; a reload shows what is wrong
+    };
+    setInterval(poll, 1000 * Number(live.dataset.liveEvery || 10));
+  }
+  // Refresh read-only pages (every 15 s; every 60 s where the counts are live, for the tables)
+  // unless a form field has focus or messages are selected. Search results stay as found.
+  if (!document.querySelector("form[action$='/run'], [data-no-refresh]")) {
     setInterval(() => {
       const active = document.activeElement;
       if (active && ["INPUT", "BUTTON", "TEXTAREA", "SELECT"].includes(active.tagName)) return;
       if (document.querySelector("input[name=id]:checked")) return;
       location.reload();
-    }, 15000);
+    }, live ? 60000 : 15000);
   }
 });
