@@ -1,6 +1,6 @@
 package dev.mailroom.cli;
 
-import dev.pginbox.inbox.MessageDetail;
+import dev.pginbox.inbox.operations.MessageDetail;
 import java.io.PrintStream;
 import javax.sql.DataSource;
 import picocli.CommandLine.ArgGroup;

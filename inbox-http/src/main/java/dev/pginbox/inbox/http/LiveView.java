@@ -3,9 +3,9 @@ package dev.pginbox.inbox.http;
 import static dev.pginbox.inbox.http.Html.esc;
 
 import dev.pginbox.inbox.Inbox;
-import dev.pginbox.inbox.InboxHealth;
 import dev.pginbox.inbox.InboxManager;
-import dev.pginbox.inbox.ThroughputPoint;
+import dev.pginbox.inbox.operations.InboxHealth;
+import dev.pginbox.inbox.operations.ThroughputPoint;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,10 +47,10 @@ final class LiveView {
       String name, InboxHealth h, List<ThroughputPoint> points) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("waiting", Pages.estimate(h.pendingCount(), h.pendingCountExact()));
-    fields.put("processing", Pages.num(h.processingCount()));
+    fields.put("processing", Html.num(h.processingCount()));
     fields.put("dead", Pages.estimate(h.dlqCount(), h.dlqCountExact()));
     fields.put("blocked", Pages.atLeast(h.blockedAggregates(), h.blockedAggregatesExact()));
-    fields.put("blocked-messages", Pages.num(h.blockedCount()));
+    fields.put("blocked-messages", Html.num(h.blockedCount()));
     fields.put("oldest", h.oldestPendingAgeSeconds() + " s");
     fields.put("lag", h.worstPartitionLagSeconds() + " s");
     Map<String, Object> inbox = new LinkedHashMap<>();

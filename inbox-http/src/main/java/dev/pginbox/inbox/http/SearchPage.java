@@ -8,7 +8,7 @@ import static dev.pginbox.inbox.http.Paths.enc;
 
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
-import dev.pginbox.inbox.MessageDetail;
+import dev.pginbox.inbox.operations.MessageDetail;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

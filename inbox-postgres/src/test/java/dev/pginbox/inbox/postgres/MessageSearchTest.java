@@ -3,10 +3,10 @@ package dev.pginbox.inbox.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pginbox.inbox.InboxOperations;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
-import dev.pginbox.inbox.MessageDetail;
 import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.operations.InboxOperations;
+import dev.pginbox.inbox.operations.MessageDetail;
 import dev.pginbox.inbox.postgres.LoginRoles.Login;
 import java.sql.SQLException;
 import java.util.List;
