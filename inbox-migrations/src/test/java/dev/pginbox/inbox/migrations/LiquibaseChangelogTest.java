@@ -3,8 +3,8 @@ package dev.pginbox.inbox.migrations;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;

@@ -210,7 +210,7 @@ class InboxLifecycleTest extends InboxTestSupport {
     Path script = Path.of("..", "sql", "inbox", "install.sql").toAbsolutePath().normalize();
     assumeTrue(Files.exists(script), "sql/inbox/install.sql next to the module");
     assumeTrue(onPath("psql"), "psql is on PATH");
-    var target = dev.pginbox.inbox.testing.TestPostgres.shared().newDatabase("inbox_psql");
+    var target = dev.pginbox.inbox.testing.postgres.TestPostgres.shared().newDatabase("inbox_psql");
     for (int run = 0; run < 2; run++) {
       ProcessResult result = psql(target, "-v", "ON_ERROR_STOP=1", "-q", "-f", script.toString());
       assertThat(result.exitCode()).as(result.output()).isZero();
@@ -230,8 +230,8 @@ class InboxLifecycleTest extends InboxTestSupport {
 
   private record ProcessResult(int exitCode, String output) {}
 
-  private static ProcessResult psql(dev.pginbox.inbox.testing.TestDatabase db, String... args)
-      throws Exception {
+  private static ProcessResult psql(
+      dev.pginbox.inbox.testing.postgres.TestDatabase db, String... args) throws Exception {
     // jdbc:postgresql://host:port/db?params -> a libpq URI; the password travels in the
     // environment.
     String uri = "postgresql://" + db.jdbcUrl().substring("jdbc:postgresql://".length());

@@ -31,7 +31,9 @@ class LibraryArchitectureTest {
         .importUrl(InboxException.class.getProtectionDomain().getCodeSource().getLocation());
   }
 
-  /** The library's main classes: inbox-api, inbox-postgres and inbox-testing. */
+  /**
+   * The main classes under dev.pginbox.inbox on this class path: the library and its test modules.
+   */
   private static JavaClasses libraryClasses() {
     return new ClassFileImporter()
         .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

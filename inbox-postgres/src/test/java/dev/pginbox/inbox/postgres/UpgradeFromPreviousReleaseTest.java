@@ -3,8 +3,8 @@ package dev.pginbox.inbox.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.util.List;
 import java.util.Map;
 import org.jdbi.v3.core.Handle;
