@@ -1,7 +1,7 @@
 package dev.mailroom;
 
 import dev.mailroom.cli.Main;
-import dev.pginbox.inbox.testing.ClassCycles;
+import dev.pginbox.inbox.testsupport.ClassCycles;
 import org.junit.jupiter.api.Test;
 
 /**

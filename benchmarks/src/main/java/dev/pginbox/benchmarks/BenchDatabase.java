@@ -1,20 +1,21 @@
 package dev.pginbox.benchmarks;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.pginbox.inbox.postgres.SqlScripts;
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 
 /**
  * A fresh database with the inbox SQL API installed, on the same server the tests use
- * (INBOX_TEST_DATABASE_URL, else Testcontainers, else an embedded PostgreSQL 18 with durable commits).
+ * (INBOX_TEST_DATABASE_URL, else Testcontainers, else an embedded PostgreSQL 18 with durable
+ * commits).
  */
 final class BenchDatabase {
 
@@ -29,7 +30,9 @@ final class BenchDatabase {
     jdbi.useHandle(h -> SqlScripts.install(h, SqlScripts.INBOX_INSTALL_SCRIPT));
   }
 
-  /** Producers share a pool, as an application would; a new connection per call costs milliseconds. */
+  /**
+   * Producers share a pool, as an application would; a new connection per call costs milliseconds.
+   */
   private static DataSource pool(TestDatabase database) {
     return pool(database, null);
   }
@@ -39,8 +42,13 @@ final class BenchDatabase {
    * created if missing: the privileges of that group, without a password to manage.
    */
   DataSource poolAs(String role, String group) {
-    execute("DO $$ BEGIN CREATE ROLE " + role + " NOLOGIN IN ROLE " + group + "; "
-        + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+    execute(
+        "DO $$ BEGIN CREATE ROLE "
+            + role
+            + " NOLOGIN IN ROLE "
+            + group
+            + "; "
+            + "EXCEPTION WHEN duplicate_object THEN NULL; END $$");
     return pool(database, "SET ROLE " + role);
   }
 
@@ -74,10 +82,12 @@ final class BenchDatabase {
   long checkpoints() {
     // PostgreSQL 17 moved the counters to pg_stat_checkpointer; a query naming a relation the
     // server lacks fails at parse time, so pick the statement by version.
-    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-      String sql = c.getMetaData().getDatabaseMajorVersion() >= 17
-          ? "SELECT num_timed + num_requested FROM pg_stat_checkpointer"
-          : "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter";
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      String sql =
+          c.getMetaData().getDatabaseMajorVersion() >= 17
+              ? "SELECT num_timed + num_requested FROM pg_stat_checkpointer"
+              : "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter";
       try (ResultSet r = s.executeQuery(sql)) {
         r.next();
         return r.getLong(1);
@@ -88,19 +98,20 @@ final class BenchDatabase {
   }
 
   /**
-   * Runs {@code sql} on one connection and has that backend report its statistics when it goes
-   * idle (PostgreSQL 15+), instead of up to ten seconds later: work done before a measured window
-   * must not land in it ({@link #bufferReads}).
+   * Runs {@code sql} on one connection and has that backend report its statistics when it goes idle
+   * (PostgreSQL 15+), instead of up to ten seconds later: work done before a measured window must
+   * not land in it ({@link #bufferReads}).
    */
   void executeAndReport(String... sql) throws SQLException {
-    jdbi.useHandle(h -> {
-      for (String statement : sql) {
-        h.execute(statement);
-      }
-      if (h.getConnection().getMetaData().getDatabaseMajorVersion() >= 15) {
-        h.execute("SELECT pg_stat_force_next_flush()");
-      }
-    });
+    jdbi.useHandle(
+        h -> {
+          for (String statement : sql) {
+            h.execute(statement);
+          }
+          if (h.getConnection().getMetaData().getDatabaseMajorVersion() >= 15) {
+            h.execute("SELECT pg_stat_force_next_flush()");
+          }
+        });
   }
 
   /**
@@ -112,7 +123,9 @@ final class BenchDatabase {
   long bufferReads() throws InterruptedException {
     long last = -1;
     for (int i = 0; i < 20; i++) {
-      long now = count("SELECT blks_hit + blks_read FROM pg_stat_database WHERE datname = current_database()");
+      long now =
+          count(
+              "SELECT blks_hit + blks_read FROM pg_stat_database WHERE datname = current_database()");
       if (now == last) {
         return now;
       }
@@ -124,12 +137,20 @@ final class BenchDatabase {
 
   /** Server version and the settings that bound the numbers, for the report header. */
   String describeServer() {
-    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement();
-        ResultSet r = s.executeQuery("SELECT version(), current_setting('synchronous_commit'), "
-            + "current_setting('shared_buffers'), current_setting('fsync')")) {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement();
+        ResultSet r =
+            s.executeQuery(
+                "SELECT version(), current_setting('synchronous_commit'), "
+                    + "current_setting('shared_buffers'), current_setting('fsync')")) {
       r.next();
-      return r.getString(1) + "; synchronous_commit=" + r.getString(2) + ", shared_buffers=" + r.getString(3)
-          + ", fsync=" + r.getString(4);
+      return r.getString(1)
+          + "; synchronous_commit="
+          + r.getString(2)
+          + ", shared_buffers="
+          + r.getString(3)
+          + ", fsync="
+          + r.getString(4);
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }

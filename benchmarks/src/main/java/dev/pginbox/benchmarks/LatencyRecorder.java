@@ -24,10 +24,6 @@ final class LatencyRecorder {
     return histogram.getMaxValue() / 1_000_000.0;
   }
 
-  double meanMillis() {
-    return histogram.getMean() / 1_000_000.0;
-  }
-
   String summary() {
     return String.format(Locale.ROOT, "p50 %.2f ms, p99 %.2f ms, max %.2f ms (n=%d)",
         percentileMillis(50), percentileMillis(99), maxMillis(), count());

@@ -100,7 +100,7 @@ final class RebalanceScenario {
   }
 
   private static void awaitHeld(InboxWorker worker, int partitions, Semaphore changes) throws InterruptedException {
-    ConsumeScenario.awaitChange(changes, () -> worker.heldPartitions().size() >= partitions,
+    BacklogDrain.awaitChange(changes, () -> worker.heldPartitions().size() >= partitions,
         () -> "no share of the partitions within 60 s: " + worker.heldPartitions());
   }
 }

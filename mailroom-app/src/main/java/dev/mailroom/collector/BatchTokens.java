@@ -1,5 +1,6 @@
 package dev.mailroom.collector;
 
+import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,12 +9,11 @@ import java.sql.SQLException;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
-import org.jdbi.v3.core.locator.ClasspathSqlLocator;
 
 /** Loads the tokens of a batch: one query per batch, whatever its size. */
 final class BatchTokens {
 
-  private static final String QUERY = resource("tokens_of_batch.sql");
+  private static final String QUERY = SqlFiles.get(BatchTokens.class, "tokens_of_batch");
 
   private BatchTokens() {}
 
@@ -43,13 +43,5 @@ final class BatchTokens {
       array.free();
     }
     return rows;
-  }
-
-  /** The SQL file {@code name} next to this class, read the way the inbox library reads its SQL. */
-  private static String resource(String name) {
-    return ClasspathSqlLocator.create()
-        .getResource(
-            BatchTokens.class.getClassLoader(),
-            BatchTokens.class.getPackageName().replace('.', '/') + "/" + name);
   }
 }

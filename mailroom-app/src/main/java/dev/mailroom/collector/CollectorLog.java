@@ -43,8 +43,4 @@ public final class CollectorLog {
       info("DEBUG: " + message);
     }
   }
-
-  public boolean debugEnabled() {
-    return debug;
-  }
 }

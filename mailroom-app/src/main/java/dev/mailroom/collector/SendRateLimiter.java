@@ -118,10 +118,6 @@ public final class SendRateLimiter implements ClaimPermits {
     available -= emails;
   }
 
-  public double ratePerSecond() {
-    return permitsPerNano * 1e9;
-  }
-
   /** Whole emails that may be sent now, possibly negative (debt). */
   public synchronized double available() {
     refill();

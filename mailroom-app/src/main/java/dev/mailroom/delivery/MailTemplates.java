@@ -3,8 +3,8 @@ package dev.mailroom.delivery;
 import dev.mailroom.config.ConfigException;
 import dev.mailroom.output.OutputRecord;
 import dev.mailroom.output.TokenAction;
-import dev.mailroom.text.Html;
 import dev.mailroom.text.PlainText;
+import dev.pginbox.inbox.http.HtmlText;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -104,7 +104,7 @@ public final class MailTemplates {
         record.email(),
         p.subject().fill(values, v -> v),
         p.text().fill(values, v -> v),
-        p.html().fill(values, Html::escape));
+        p.html().fill(values, HtmlText::escape));
   }
 
   /** The values of a record for SES templates, which fill them in themselves. */

@@ -6,12 +6,12 @@ import dev.mailroom.config.ConfigException;
 import dev.mailroom.config.DataSources;
 import dev.mailroom.config.MailroomConfig;
 import dev.mailroom.ops.OperatorHttp;
-import dev.mailroom.text.Html;
 import dev.mailroom.verify.SigningKeys;
 import dev.mailroom.verify.TokenVerifier;
 import dev.mailroom.web.HttpSettings;
 import dev.mailroom.web.VerificationServer;
 import dev.pginbox.inbox.http.Credentials;
+import dev.pginbox.inbox.http.HtmlText;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.sql.SQLException;
@@ -135,16 +135,16 @@ public final class Demo {
     String link = "http://localhost:" + consolePort() + "/";
     boolean own = Credentials.fromEnvironment(io.env()).any();
     return "<p>The operator console: <a href=\""
-        + Html.escape(link)
+        + HtmlText.escape(link)
         + "\">"
-        + Html.escape(link)
+        + HtmlText.escape(link)
         + "</a>"
         + (own
             ? " (log in with the INBOX_HTTP_* credentials you set)."
             : " (log in as <code>"
                 + CONSOLE_USER
                 + "</code> with the password <code>"
-                + Html.escape(consolePassword)
+                + HtmlText.escape(consolePassword)
                 + "</code>, made up for this run).")
         + " The first email to <code>"
         + DemoBounces.EMAIL

@@ -2,8 +2,8 @@ package dev.mailroom.demo;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import dev.mailroom.text.Html;
 import dev.mailroom.web.PageSecurity;
+import dev.pginbox.inbox.http.HtmlText;
 import jakarta.mail.BodyPart;
 import jakarta.mail.MessagingException;
 import jakarta.mail.Multipart;
@@ -58,7 +58,7 @@ final class DemoPage implements HttpHandler {
         }
       } catch (SQLException | MessagingException e) {
         rows.append("<tr><td colspan=\"4\">cannot read: ")
-            .append(Html.escape(String.valueOf(e.getMessage())))
+            .append(HtmlText.escape(String.valueOf(e.getMessage())))
             .append("</td></tr>");
       }
       String body =
@@ -89,16 +89,20 @@ final class DemoPage implements HttpHandler {
       }
     }
     return "<tr><td>"
-        + Html.escape(to)
+        + HtmlText.escape(to)
         + "</td><td>"
-        + Html.escape(String.valueOf(m.getSubject()))
+        + HtmlText.escape(String.valueOf(m.getSubject()))
         + "</td><td>"
         + (href == null
             ? ""
-            : "<a href=\"" + Html.escape(href) + "\">" + Html.escape(link.group(1)) + "</a>")
-        + (code.find() ? " code " + Html.escape(code.group(1)) : "")
+            : "<a href=\""
+                + HtmlText.escape(href)
+                + "\">"
+                + HtmlText.escape(link.group(1))
+                + "</a>")
+        + (code.find() ? " code " + HtmlText.escape(code.group(1)) : "")
         + "</td><td class=\"status\">"
-        + Html.escape(accountStatus)
+        + HtmlText.escape(accountStatus)
         + "</td></tr>";
   }
 
@@ -117,11 +121,11 @@ final class DemoPage implements HttpHandler {
 
   private static String page(String title, String body) {
     return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
-        + Html.escape(title)
+        + HtmlText.escape(title)
         + "</title>"
         + PageSecurity.styleElement()
         + "</head><body><h1>"
-        + Html.escape(title)
+        + HtmlText.escape(title)
         + "</h1>"
         + body
         + "</body></html>\n";

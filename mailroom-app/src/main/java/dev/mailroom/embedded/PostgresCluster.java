@@ -1,9 +1,6 @@
 package dev.mailroom.embedded;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -13,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -31,7 +27,6 @@ final class PostgresCluster implements AutoCloseable {
       "# Written by the mailroom at every start: SCRAM password logins over 127.0.0.1 only.\n"
           + "# TYPE  DATABASE  USER  ADDRESS       METHOD\n"
           + "host    all       all   127.0.0.1/32  scram-sha-256\n";
-  private static final int MAX_OUTPUT_BYTES = 8192;
 
   private final Path binaries;
   private final Path pgdata;
@@ -71,7 +66,7 @@ final class PostgresCluster implements AutoCloseable {
         new PostgresCluster(binaries, dataDir.resolve("pgdata"), lockFile, lock);
     try {
       cluster.prepare(dataDir);
-      cluster.run(dataDir, port);
+      cluster.startServer(dataDir, port);
       return cluster;
     } catch (IOException | RuntimeException e) {
       cluster.releaseLock();
@@ -92,7 +87,7 @@ final class PostgresCluster implements AutoCloseable {
       // password (single-user mode needs no login), then record it.
       String password = ServerPassword.generate();
       stopOrphan();
-      run(
+      PostgresTool.run(
           List.of(bin("postgres"), "--single", "-D", pgdata.toString(), "postgres"),
           "ALTER ROLE " + ServerPassword.USER + " PASSWORD '" + password + "';\n");
       ServerPassword.write(dataDir, password);
@@ -124,7 +119,7 @@ final class PostgresCluster implements AutoCloseable {
             PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     try {
       Files.writeString(passwordFile, password + "\n", StandardCharsets.US_ASCII);
-      run(
+      PostgresTool.run(
           List.of(
               bin("initdb"),
               "-D",
@@ -143,7 +138,7 @@ final class PostgresCluster implements AutoCloseable {
     Files.move(initializing, pgdata, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
   }
 
-  private void run(Path dataDir, int port) throws IOException {
+  private void startServer(Path dataDir, int port) throws IOException {
     stopOrphan();
     String options =
         String.join(
@@ -161,7 +156,7 @@ final class PostgresCluster implements AutoCloseable {
             "-c autovacuum_naptime=1s",
             "-c timezone=UTC");
     try {
-      run(
+      PostgresTool.run(
           List.of(
               bin("pg_ctl"),
               "start",
@@ -193,7 +188,7 @@ final class PostgresCluster implements AutoCloseable {
   private void stopOrphan() throws IOException {
     if (Files.exists(pgdata.resolve("postmaster.pid"))) {
       try {
-        run(List.of(bin("pg_ctl"), "status", "-D", pgdata.toString()), null);
+        PostgresTool.run(List.of(bin("pg_ctl"), "status", "-D", pgdata.toString()), null);
       } catch (IOException notRunning) {
         return;
       }
@@ -202,7 +197,7 @@ final class PostgresCluster implements AutoCloseable {
   }
 
   private void stop() throws IOException {
-    run(
+    PostgresTool.run(
         List.of(bin("pg_ctl"), "stop", "-D", pgdata.toString(), "-m", "fast", "-w", "-t", "60"),
         null);
   }
@@ -226,66 +221,6 @@ final class PostgresCluster implements AutoCloseable {
 
   private String bin(String name) {
     return binaries.resolve("bin").resolve(name).toString();
-  }
-
-  /** Runs a PostgreSQL tool; a non-zero exit becomes an exception with (bounded) output. */
-  private static void run(List<String> command, String input) throws IOException {
-    List<String> full = new ArrayList<>();
-    if (PrivateDirectory.currentUid() == 0) {
-      // PostgreSQL refuses to run as root. In a new user namespace root is mapped to no one
-      // (the overflow uid), while the files stay root's: the server runs, with no privilege.
-      full.addAll(List.of("unshare", "--user"));
-    }
-    full.addAll(command);
-    ProcessBuilder builder = new ProcessBuilder(full).redirectErrorStream(true);
-    builder.environment().keySet().removeIf(k -> k.startsWith("PG"));
-    Process process;
-    try {
-      process = builder.start();
-    } catch (IOException e) {
-      throw new IOException(
-          "cannot run "
-              + full.get(0)
-              + " (PostgreSQL does not run as root; run the mailroom as"
-              + " another user or set MAILROOM_DATABASE_URL): "
-              + e.getMessage(),
-          e);
-    }
-    try (OutputStream stdin = process.getOutputStream()) {
-      if (input != null) {
-        stdin.write(input.getBytes(StandardCharsets.UTF_8));
-      }
-    }
-    String output = readBounded(process.getInputStream());
-    int exit;
-    try {
-      exit = process.waitFor();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      process.destroy();
-      throw new IOException("interrupted while running " + command.get(0), e);
-    }
-    if (exit != 0) {
-      throw new IOException(
-          Path.of(command.get(0)).getFileName()
-              + " "
-              + command.get(1)
-              + " failed (exit "
-              + exit
-              + "): "
-              + output.strip());
-    }
-  }
-
-  private static String readBounded(InputStream in) throws IOException {
-    ByteArrayOutputStream kept = new ByteArrayOutputStream();
-    byte[] buffer = new byte[4096];
-    int n;
-    while ((n = in.read(buffer)) >= 0) {
-      int room = MAX_OUTPUT_BYTES - kept.size();
-      kept.write(buffer, 0, Math.max(0, Math.min(n, room)));
-    }
-    return kept.toString(StandardCharsets.UTF_8);
   }
 
   /** The end of the server log (its last 2 KiB: the log grows across runs). */

@@ -3,10 +3,7 @@ package dev.mailroom.verify;
 import dev.mailroom.output.TokenAction;
 import dev.mailroom.output.TokenSigner;
 import dev.mailroom.verify.Verification.Result;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -28,8 +25,8 @@ public final class TokenVerifier {
   /** Wrong codes a recovery token takes; the last one burns it (consumed, never valid again). */
   public static final int MAX_CODE_ATTEMPTS = 5;
 
-  private static final String LOOKUP = resource("token_for_update.sql");
-  private static final String WRONG_CODE = resource("wrong_code.sql");
+  private static final String LOOKUP = SqlFiles.get(TokenVerifier.class, "token_for_update");
+  private static final String WRONG_CODE = SqlFiles.get(TokenVerifier.class, "wrong_code");
   private static final String CONSUME =
       "UPDATE public.tokens SET consumed_at = extract(epoch FROM now()) "
           + "WHERE id = ? AND consumed_at IS NULL";
@@ -153,16 +150,5 @@ public final class TokenVerifier {
       }
     }
     return null;
-  }
-
-  private static String resource(String name) {
-    try (InputStream in = TokenVerifier.class.getResourceAsStream(name)) {
-      if (in == null) {
-        throw new IllegalStateException("missing classpath resource " + name);
-      }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -2,11 +2,11 @@ package dev.mailroom.web;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import dev.mailroom.text.Html;
 import dev.mailroom.text.JsonObject;
 import dev.mailroom.verify.TokenVerifier;
 import dev.mailroom.verify.Verification;
 import dev.mailroom.verify.Verification.Result;
+import dev.pginbox.inbox.http.HtmlText;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.sql.SQLException;
@@ -141,12 +141,15 @@ final class VerificationHandler implements HttpHandler {
     String body =
         token == null
             ? "<p>The link is incomplete.</p>"
-            : activate ? Pages.activationForm(token) : Pages.recoveryForm(token);
+            : activate
+                ? VerificationPages.activationForm(token)
+                : VerificationPages.recoveryForm(token);
     HttpExchanges.send(
         exchange,
         200,
         "text/html",
-        Pages.page(activate ? "Account activation" : "Password recovery", body + backLink));
+        VerificationPages.page(
+            activate ? "Account activation" : "Password recovery", body + backLink));
   }
 
   private void answer(HttpExchange exchange, int status, String result, String text, Verification v)
@@ -162,7 +165,7 @@ final class VerificationHandler implements HttpHandler {
           exchange,
           status,
           "text/html",
-          Pages.page(text, "<p>" + Html.escape(text) + ".</p>" + backLink));
+          VerificationPages.page(text, "<p>" + HtmlText.escape(text) + ".</p>" + backLink));
     }
   }
 }

@@ -9,7 +9,7 @@ import dev.mailroom.output.TokenAction;
 import dev.mailroom.testkit.MailroomDb;
 import dev.mailroom.testkit.RunningCollector;
 import dev.mailroom.testkit.TestSmtpServer;
-import dev.pginbox.inbox.testing.CountingProxy;
+import dev.pginbox.inbox.testsupport.CountingProxy;
 import jakarta.mail.Session;
 import jakarta.mail.Transport;
 import java.time.Duration;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.mailroom.testkit.MailroomDb;
-import dev.pginbox.inbox.testing.HeadlessChromium;
+import dev.pginbox.inbox.testsupport.HeadlessChromium;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;

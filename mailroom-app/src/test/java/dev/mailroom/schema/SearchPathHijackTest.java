@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.pginbox.inbox.postgres.SqlScripts;
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

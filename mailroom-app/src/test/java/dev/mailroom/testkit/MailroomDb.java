@@ -2,8 +2,8 @@ package dev.mailroom.testkit;
 
 import dev.mailroom.config.MailroomConfig;
 import dev.mailroom.schema.SchemaInstaller;
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

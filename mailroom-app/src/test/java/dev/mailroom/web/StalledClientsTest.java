@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.mailroom.testkit.MailroomDb;
 import dev.mailroom.verify.SigningKeys;
 import dev.mailroom.verify.TokenVerifier;
-import dev.pginbox.inbox.testing.StalledConnections;
+import dev.pginbox.inbox.testsupport.StalledConnections;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HexFormat;

@@ -3,8 +3,8 @@ package com.example.imports;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.example.imports.OrderImport.Order;
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -3,8 +3,8 @@ package dev.pginbox.inbox.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

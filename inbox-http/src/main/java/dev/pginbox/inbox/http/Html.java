@@ -19,23 +19,7 @@ final class Html {
 
   /** Text and attribute values, escaped. */
   static String esc(Object value) {
-    if (value == null) {
-      return "";
-    }
-    String s = value.toString();
-    StringBuilder out = new StringBuilder(s.length() + 16);
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '<' -> out.append("&lt;");
-        case '>' -> out.append("&gt;");
-        case '&' -> out.append("&amp;");
-        case '"' -> out.append("&quot;");
-        case '\'' -> out.append("&#39;");
-        default -> out.append(c);
-      }
-    }
-    return out.toString();
+    return HtmlText.escape(value);
   }
 
   /**

@@ -1,8 +1,8 @@
 package dev.pginbox.inbox.http;
 
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;

@@ -3,7 +3,7 @@ package dev.pginbox.inbox.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pginbox.inbox.http.server.HttpLimits;
-import dev.pginbox.inbox.testing.StalledConnections;
+import dev.pginbox.inbox.testsupport.StalledConnections;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;

@@ -6,7 +6,7 @@ import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.NewMessage;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import dev.pginbox.inbox.postgres.SqlScripts;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.util.List;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;

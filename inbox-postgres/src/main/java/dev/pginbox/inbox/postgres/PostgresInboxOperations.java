@@ -17,7 +17,7 @@ import dev.pginbox.inbox.operations.VacuumState;
 import dev.pginbox.inbox.operations.WorkerInfo;
 import dev.pginbox.inbox.postgres.internal.InboxStatements;
 import dev.pginbox.inbox.postgres.internal.OperatorRows;
-import dev.pginbox.inbox.postgres.internal.SqlResources;
+import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
@@ -292,6 +292,6 @@ final class PostgresInboxOperations implements InboxOperations {
   }
 
   private static String sql(String statement) {
-    return SqlResources.get(PostgresInboxOperations.class, statement);
+    return SqlFiles.get(PostgresInboxOperations.class, statement);
   }
 }

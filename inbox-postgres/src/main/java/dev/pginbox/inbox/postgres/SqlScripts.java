@@ -1,7 +1,7 @@
 package dev.pginbox.inbox.postgres;
 
 import dev.pginbox.inbox.postgres.internal.SqlErrors;
-import dev.pginbox.inbox.postgres.internal.SqlResources;
+import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -30,7 +30,7 @@ public final class SqlScripts {
    */
   public static void install(Handle handle, String installScript) {
     String base = installScript.substring(0, installScript.lastIndexOf('/') + 1);
-    List<String> files = includedFiles(SqlResources.file(installScript));
+    List<String> files = includedFiles(SqlFiles.file(installScript));
     try {
       handle.useTransaction(
           h -> {
@@ -44,7 +44,7 @@ public final class SqlScripts {
               // One round trip per file: pgJDBC splits the statements and keeps dollar-quoted
               // bodies intact.
               try (Statement statement = h.getConnection().createStatement()) {
-                statement.execute(SqlResources.file(resource));
+                statement.execute(SqlFiles.file(resource));
               } catch (SQLException e) {
                 throw SqlErrors.translate(e, "installing " + resource, null, null);
               }

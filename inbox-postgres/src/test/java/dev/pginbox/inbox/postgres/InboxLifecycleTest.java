@@ -206,7 +206,7 @@ class InboxLifecycleTest extends InboxTestSupport {
     Path script = Psql.inboxInstallScript();
     assumeTrue(Files.exists(script), "sql/inbox/install.sql next to the module");
     assumeTrue(Psql.available(), "psql is on PATH");
-    var target = dev.pginbox.inbox.testing.TestPostgres.shared().newDatabase("inbox_psql");
+    var target = dev.pginbox.inbox.testing.postgres.TestPostgres.shared().newDatabase("inbox_psql");
     for (int run = 0; run < 2; run++) {
       Psql.Result result = Psql.run(target, "-v", "ON_ERROR_STOP=1", "-q", "-f", script.toString());
       assertThat(result.exitCode()).as(result.output()).isZero();

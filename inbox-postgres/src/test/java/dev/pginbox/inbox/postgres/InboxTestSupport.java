@@ -1,7 +1,7 @@
 package dev.pginbox.inbox.postgres;
 
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;

@@ -13,7 +13,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import dev.pginbox.inbox.InboxException;
-import dev.pginbox.inbox.testing.ClassCycles;
+import dev.pginbox.inbox.testsupport.ClassCycles;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,7 +32,9 @@ class LibraryArchitectureTest {
         .importUrl(InboxException.class.getProtectionDomain().getCodeSource().getLocation());
   }
 
-  /** The library's main classes: inbox-api, inbox-postgres and inbox-testing. */
+  /**
+   * The main classes under dev.pginbox.inbox on this class path: the library and its test modules.
+   */
   private static JavaClasses libraryClasses() {
     return new ClassFileImporter()
         .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

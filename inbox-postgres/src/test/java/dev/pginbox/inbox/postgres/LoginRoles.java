@@ -2,7 +2,7 @@ package dev.pginbox.inbox.postgres;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pginbox.inbox.testing.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
 import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -3,8 +3,8 @@ package dev.pginbox.inbox.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pginbox.inbox.postgres.LoginRoles.Login;
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.junit.jupiter.api.Test;

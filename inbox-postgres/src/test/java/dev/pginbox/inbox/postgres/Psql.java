@@ -2,7 +2,7 @@ package dev.pginbox.inbox.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pginbox.inbox.testing.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

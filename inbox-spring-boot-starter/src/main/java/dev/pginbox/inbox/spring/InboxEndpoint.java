@@ -6,13 +6,13 @@ import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxNotFoundException;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
+import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.jdbi.v3.core.locator.ClasspathSqlLocator;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -199,13 +199,5 @@ public class InboxEndpoint {
     return codec;
   }
 
-  private static final String PARTITIONS_SQL = read("partitions.sql");
-
-  /** The SQL file next to this class, read the way the inbox library reads its SQL. */
-  private static String read(String resource) {
-    return ClasspathSqlLocator.create()
-        .getResource(
-            InboxEndpoint.class.getClassLoader(),
-            InboxEndpoint.class.getPackageName().replace('.', '/') + "/" + resource);
-  }
+  private static final String PARTITIONS_SQL = SqlFiles.get(InboxEndpoint.class, "partitions");
 }

@@ -12,7 +12,8 @@ import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code inbox.*} properties. Every default is the library's own ({@link InboxOptions}, {@link
- * WorkerOptions}).
+ * WorkerOptions}): written as literals because {@code @DefaultValue} takes constant strings only,
+ * and pinned to the options by {@code InboxPropertiesDefaultsTest}.
  *
  * @param install apply the inbox SQL API ({@code InboxManager.install()}) on start-up; turn it off
  *     when Flyway or Liquibase installs it ({@code classpath:db/inbox})

@@ -1,6 +1,6 @@
 package dev.pginbox.inbox.spring;
 
-import dev.pginbox.inbox.testing.ClassCycles;
+import dev.pginbox.inbox.testsupport.ClassCycles;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,7 +1,7 @@
 package dev.pginbox.inbox.spring;
 
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import org.springframework.boot.micrometer.tracing.test.autoconfigure.AutoConfigureTracing;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;

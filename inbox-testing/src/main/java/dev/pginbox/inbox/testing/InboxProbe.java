@@ -2,13 +2,14 @@ package dev.pginbox.inbox.testing;
 
 import dev.pginbox.inbox.InboxNames;
 import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.Objects;
 import javax.sql.DataSource;
-import org.jdbi.v3.core.locator.ClasspathSqlLocator;
 
 /**
  * Runs workers synchronously and tells what became of messages, for tests:
@@ -25,9 +26,6 @@ public final class InboxProbe {
 
   /** A drain that claims more batches than this has a handler that never finishes its work. */
   public static final int MAX_BATCHES = 10_000;
-
-  private static final String MESSAGE_STATE = resource("message_state.sql");
-  private static final String MAKE_RETRIES_DUE = resource("make_retries_due.sql");
 
   private final DataSource dataSource;
 
@@ -73,7 +71,7 @@ public final class InboxProbe {
 
   /** Sets {@code next_attempt_at = now()} on backing-off messages; returns how many. */
   public int makeRetriesDue(String inbox) {
-    String sql = MAKE_RETRIES_DUE.replace("<table>", quoted(inbox));
+    String sql = SqlFiles.get(InboxProbe.class, "make_retries_due", table(inbox));
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       return ps.executeUpdate();
@@ -84,7 +82,7 @@ public final class InboxProbe {
 
   /** The current state of one message of a managed inbox. */
   public MessageState message(String inbox, String eventId) {
-    String sql = MESSAGE_STATE.replace("<table>", quoted(inbox));
+    String sql = SqlFiles.get(InboxProbe.class, "message_state", table(inbox));
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, inbox);
@@ -106,16 +104,8 @@ public final class InboxProbe {
     }
   }
 
-  private static String quoted(String inbox) {
+  private static Map<String, String> table(String inbox) {
     // The name passed InboxNames (a-z, 0-9, _) and is quoted all the same.
-    return "\"" + InboxNames.requireValid(inbox) + "\"";
-  }
-
-  /** The SQL file next to this class, read the way the inbox library reads its SQL. */
-  private static String resource(String name) {
-    return ClasspathSqlLocator.create()
-        .getResource(
-            InboxProbe.class.getClassLoader(),
-            InboxProbe.class.getPackageName().replace('.', '/') + "/" + name);
+    return Map.of("table", "\"" + InboxNames.requireValid(inbox) + "\"");
   }
 }

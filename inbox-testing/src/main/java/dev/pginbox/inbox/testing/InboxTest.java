@@ -1,5 +1,6 @@
 package dev.pginbox.inbox.testing;
 
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -1,7 +1,9 @@
 package dev.pginbox.inbox.testing;
 
 import dev.pginbox.inbox.InboxManager;
-import java.lang.reflect.InvocationTargetException;
+import dev.pginbox.inbox.postgres.PostgresInboxManager;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -15,14 +17,8 @@ public final class InboxTestExtension implements BeforeAllCallback, ParameterRes
   private static final ExtensionContext.Namespace NAMESPACE =
       ExtensionContext.Namespace.create(InboxTestExtension.class);
 
-  /**
-   * Found by name: inbox-postgres is built after this module (its own tests use this kit), so it
-   * cannot be a compile-time dependency here. Every user of the kit has it on the classpath.
-   */
-  private static final String MANAGER_CLASS = "dev.pginbox.inbox.postgres.PostgresInboxManager";
-
   /** What one test class gets. */
-  private record Installed(TestDatabase database, InboxManager manager, InboxProbe probe) {}
+  private record Installed(TestDatabase database, PostgresInboxManager manager, InboxProbe probe) {}
 
   @Override
   public void beforeAll(ExtensionContext context) {
@@ -47,25 +43,9 @@ public final class InboxTestExtension implements BeforeAllCallback, ParameterRes
 
   private static Installed install(Class<?> testClass) {
     TestDatabase database = TestPostgres.shared().newDatabase(testClass.getSimpleName());
-    InboxManager manager = managerOn(database.dataSource());
+    PostgresInboxManager manager = PostgresInboxManager.create(database.dataSource());
     manager.install();
     return new Installed(database, manager, new InboxProbe(database.dataSource()));
-  }
-
-  static InboxManager managerOn(DataSource dataSource) {
-    try {
-      return (InboxManager)
-          Class.forName(MANAGER_CLASS)
-              .getMethod("create", DataSource.class)
-              .invoke(null, dataSource);
-    } catch (ClassNotFoundException e) {
-      throw new IllegalStateException(
-          "@InboxTest needs dev.pginbox:inbox-postgres on the test classpath", e);
-    } catch (InvocationTargetException e) {
-      throw new IllegalStateException("cannot create the InboxManager", e.getCause());
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("cannot create the InboxManager", e);
-    }
   }
 
   @Override
@@ -75,7 +55,7 @@ public final class InboxTestExtension implements BeforeAllCallback, ParameterRes
         || type == InboxProbe.class
         || type == TestDatabase.class
         || type == DataSource.class
-        || (type.getName().equals(MANAGER_CLASS));
+        || type == PostgresInboxManager.class;
   }
 
   @Override
@@ -88,7 +68,7 @@ public final class InboxTestExtension implements BeforeAllCallback, ParameterRes
       return installed.database();
     } else if (type == DataSource.class) {
       return installed.database().dataSource();
-    } else if (type == InboxManager.class || type.getName().equals(MANAGER_CLASS)) {
+    } else if (type == InboxManager.class || type == PostgresInboxManager.class) {
       return installed.manager();
     }
     throw new ParameterResolutionException("@InboxTest cannot supply a " + type.getName());

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.operations.OperatorLogEntry;
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpExchange;
-import dev.pginbox.inbox.testing.StalledConnections;
+import dev.pginbox.inbox.testsupport.StalledConnections;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

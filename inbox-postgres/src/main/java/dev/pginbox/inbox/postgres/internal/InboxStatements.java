@@ -8,6 +8,7 @@ import dev.pginbox.inbox.operations.HealthStatus;
 import dev.pginbox.inbox.operations.InboxHealth;
 import dev.pginbox.inbox.operations.InboxStatus;
 import dev.pginbox.inbox.operations.PurgeResult;
+import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.io.IOException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -29,7 +30,7 @@ public final class InboxStatements {
   private InboxStatements() {}
 
   public static String sql(String name) {
-    return SqlResources.get(InboxStatements.class, name);
+    return SqlFiles.get(InboxStatements.class, name);
   }
 
   /** Binds the options create_inbox and alter_inbox share (all but the channel). */

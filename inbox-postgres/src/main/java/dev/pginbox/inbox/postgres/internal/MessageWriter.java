@@ -1,6 +1,7 @@
 package dev.pginbox.inbox.postgres.internal;
 
 import dev.pginbox.inbox.NewMessage;
+import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -30,11 +31,9 @@ public final class MessageWriter {
    * @param quotedSendFunction its validated, quoted send function ({@code "inbox"."send_orders"})
    */
   public MessageWriter(String quotedTable, String quotedSendFunction) {
-    this.insertOne =
-        SqlResources.get(MessageWriter.class, "insert_one", Map.of("table", quotedTable));
+    this.insertOne = SqlFiles.get(MessageWriter.class, "insert_one", Map.of("table", quotedTable));
     this.insertBatch =
-        SqlResources.get(
-            MessageWriter.class, "insert_batch", Map.of("function", quotedSendFunction));
+        SqlFiles.get(MessageWriter.class, "insert_batch", Map.of("function", quotedSendFunction));
   }
 
   public boolean send(Connection connection, NewMessage m) throws SQLException {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
-import dev.pginbox.inbox.testing.CountingProxy;
+import dev.pginbox.inbox.testsupport.CountingProxy;
 import java.time.Duration;
 import java.util.Arrays;
 import org.jdbi.v3.core.Handle;

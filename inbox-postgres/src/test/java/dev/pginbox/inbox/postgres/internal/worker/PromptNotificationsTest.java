@@ -2,8 +2,8 @@ package dev.pginbox.inbox.postgres.internal.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pginbox.inbox.testing.TestDatabase;
-import dev.pginbox.inbox.testing.TestPostgres;
+import dev.pginbox.inbox.testing.postgres.TestDatabase;
+import dev.pginbox.inbox.testing.postgres.TestPostgres;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;

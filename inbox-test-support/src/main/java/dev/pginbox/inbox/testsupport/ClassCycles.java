@@ -1,4 +1,4 @@
-package dev.pginbox.inbox.testing;
+package dev.pginbox.inbox.testsupport;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;

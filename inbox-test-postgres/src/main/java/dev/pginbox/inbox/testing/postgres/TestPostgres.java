@@ -1,4 +1,4 @@
-package dev.pginbox.inbox.testing;
+package dev.pginbox.inbox.testing.postgres;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.pginbox.inbox.testing;
+package dev.pginbox.inbox.testing.postgres;
 
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,4 +1,4 @@
-package dev.pginbox.inbox.testing;
+package dev.pginbox.inbox.testing.postgres;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;

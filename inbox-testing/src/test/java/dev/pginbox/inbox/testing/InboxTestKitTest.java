@@ -1,4 +1,4 @@
-package dev.pginbox.inbox.postgres;
+package dev.pginbox.inbox.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,9 +11,7 @@ import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.NewMessage;
 import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.WorkerOptions;
-import dev.pginbox.inbox.testing.InboxProbe;
-import dev.pginbox.inbox.testing.InboxTest;
-import dev.pginbox.inbox.testing.RecordingHandler;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.util.List;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.pginbox.inbox.postgres;
+package dev.pginbox.inbox.testing;
 
 // The example of docs/testing.md (its code, formatted, under another class name): it must keep
 // working.
@@ -12,9 +12,7 @@ import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.NewMessage;
 import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.WorkerOptions;
-import dev.pginbox.inbox.testing.InboxProbe;
-import dev.pginbox.inbox.testing.InboxTest;
-import dev.pginbox.inbox.testing.RecordingHandler;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.sql.Connection;
 import java.util.List;
 import javax.sql.DataSource;
