@@ -174,6 +174,8 @@ class OrderedClaimFollowersTest extends InboxTestSupport {
     assertThat(inbox.markFailed("a3", "backing off")).isEqualTo(MarkFailedResult.RETRY);
     assertThat(inbox.markFailed("b2", "first")).isEqualTo(MarkFailedResult.RETRY);
     assertThat(inbox.markFailed("b2", "second")).isEqualTo(MarkFailedResult.DEAD);
+    // The retry an hour away, not the default second's backoff that a slow machine outlives.
+    sql("UPDATE inbox.stops SET next_attempt_at = now() + interval '1 hour' WHERE event_id = 'a3'");
 
     // a3 waits for its retry and b2 is a dead letter: nothing behind either goes out.
     assertThat(claimAndCommit("stops", 100, 10)).containsExactly("a1", "a2", "b1");
