@@ -283,6 +283,8 @@ class TrackedClaimTest extends InboxTestSupport {
       h.commit();
     }
     assertThat(count("SELECT count(*) FROM shop.split WHERE done_at IS NOT NULL")).isZero();
+    // An hour away: the default backoff of a second may run out on a slow machine.
+    sql("UPDATE inbox.split_retry_state SET next_attempt_at = now() + interval '1 hour'");
     try (Handle h = jdbi.open()) {
       assertThat(claim(h, "split", 10)).as("the failed one backs off").hasSize(3);
     }
