@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /**
  * Claim ahead ({@code WorkerOptions.claimAhead}): a run has one processor more than its
@@ -33,11 +34,12 @@ final class HandlerTurns {
   }
 
   private final Semaphore turns;
-  private final RunControl run;
+  private final BooleanSupplier stopping;
 
-  HandlerTurns(int concurrency, RunControl run) {
+  /** {@code stopping}: whether the run is stopping (a wait for a turn then ends). */
+  HandlerTurns(int concurrency, BooleanSupplier stopping) {
     this.turns = new Semaphore(concurrency, true);
-    this.run = run;
+    this.stopping = stopping;
   }
 
   /**
@@ -48,7 +50,7 @@ final class HandlerTurns {
   Turn await(long maxWaitNanos, StepAside stepAside) throws SQLException {
     long deadline = System.nanoTime() + maxWaitNanos;
     try {
-      while (!run.stopping()) {
+      while (!stopping.getAsBoolean()) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           return null;

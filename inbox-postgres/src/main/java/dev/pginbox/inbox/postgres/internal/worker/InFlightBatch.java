@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class InFlightBatch {
 
-  static final String SAVEPOINT = "inbox_part";
+  static final String SAVEPOINT = WorkerConnection.PART_SAVEPOINT;
 
   /** Where the savepoint {@value #SAVEPOINT} stands. */
   private enum Savepoint {

@@ -69,7 +69,9 @@ final class RunningWorker implements RunControl {
             suspects,
             recorder,
             new TimeoutRecovery(ctx, suspects, recorder),
-            ctx.options().claimAhead() ? new HandlerTurns(ctx.options().concurrency(), this) : null,
+            ctx.options().claimAhead()
+                ? new HandlerTurns(ctx.options().concurrency(), this::stopping)
+                : null,
             threads::startProcessor);
     for (int i = 0; i < processors(ctx); i++) {
       threads.startProcessor(new Processor(shared, i == 0 ? firstConnection : null));

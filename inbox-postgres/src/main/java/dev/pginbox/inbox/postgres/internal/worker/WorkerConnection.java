@@ -36,6 +36,12 @@ final class WorkerConnection implements AutoCloseable {
    */
   static final Duration SHORT_ANSWER = Duration.ofSeconds(10);
 
+  /**
+   * The savepoint each part of a batch's handler work starts with; set here by {@link
+   * #claimAndSavepoint} and moved along by InFlightBatch.
+   */
+  static final String PART_SAVEPOINT = "inbox_part";
+
   private static final int PING_TIMEOUT_MILLIS = (int) SHORT_ANSWER.toMillis();
 
   private final Connection connection;
@@ -151,11 +157,10 @@ final class WorkerConnection implements AutoCloseable {
 
   /**
    * Claim statement {@code name} followed by {@code SAVEPOINT}, the start of the handler's first
-   * part ({@link InFlightBatch#SAVEPOINT}): one round trip for both. The claim's rows are the first
-   * result.
+   * part ({@link #PART_SAVEPOINT}): one round trip for both. The claim's rows are the first result.
    */
   PreparedStatement claimAndSavepoint(String name) throws SQLException {
-    return prepared(name, ";\nSAVEPOINT " + InFlightBatch.SAVEPOINT);
+    return prepared(name, ";\nSAVEPOINT " + PART_SAVEPOINT);
   }
 
   private PreparedStatement prepared(String name, String then) throws SQLException {
