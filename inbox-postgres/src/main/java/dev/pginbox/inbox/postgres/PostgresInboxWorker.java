@@ -8,6 +8,8 @@ import dev.pginbox.inbox.MessageHandler;
 import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.internal.worker.PostgresWorker;
+import dev.pginbox.inbox.postgres.internal.worker.WorkerConfig;
+import dev.pginbox.inbox.postgres.internal.worker.WorkerDependencies;
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -154,18 +156,20 @@ public final class PostgresInboxWorker {
             "set exactly one of handler(...) and batchHandler(...)", options.inbox());
       }
       return PostgresWorker.create(
-          dataSource,
-          options,
-          handler,
-          batchHandler,
-          claimPermits,
-          transactionBoundary,
-          listener,
-          meterRegistry != null ? meterRegistry : new SimpleMeterRegistry(),
-          workerId != null ? workerId : defaultWorkerId(),
-          gaugeInterval,
-          retentionInterval,
-          retentionBatchSize);
+          new WorkerConfig(
+              options,
+              workerId != null ? workerId : defaultWorkerId(),
+              gaugeInterval,
+              retentionInterval,
+              retentionBatchSize),
+          new WorkerDependencies(
+              dataSource,
+              handler,
+              batchHandler,
+              claimPermits,
+              transactionBoundary,
+              listener,
+              meterRegistry != null ? meterRegistry : new SimpleMeterRegistry()));
     }
 
     private Duration requirePositive(Duration d, String name) {

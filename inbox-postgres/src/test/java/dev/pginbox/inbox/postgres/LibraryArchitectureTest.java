@@ -14,6 +14,7 @@ import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.testsupport.ClassCycles;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,14 @@ import org.junit.jupiter.api.Test;
 class LibraryArchitectureTest {
 
   private static final String WORKER_PACKAGE = "dev.pginbox.inbox.postgres.internal.worker";
+
+  /** The worker runtime's packages by role: the root keeps the lifecycle. */
+  private static final String EVENTS = WORKER_PACKAGE + ".events";
+
+  private static final String CONNECTION = WORKER_PACKAGE + ".connection";
+  private static final String MEMBERSHIP = WORKER_PACKAGE + ".membership";
+  private static final String BATCH = WORKER_PACKAGE + ".batch";
+  private static final String WAKE = WORKER_PACKAGE + ".wake";
 
   /** Every class of the inbox-api artifact (directory or jar), wherever its packages are. */
   private static JavaClasses apiClasses() {
@@ -90,7 +99,45 @@ class LibraryArchitectureTest {
 
   @Test
   void the_worker_runtime_classes_have_no_dependency_cycles() {
-    classesFreeOfCycles(WORKER_PACKAGE).check(libraryClasses());
+    JavaClasses library = libraryClasses();
+    for (String pkg : List.of(WORKER_PACKAGE, EVENTS, CONNECTION, MEMBERSHIP, BATCH, WAKE)) {
+      classesFreeOfCycles(pkg).check(library);
+    }
+  }
+
+  @Test
+  void the_worker_runtime_packages_have_no_dependency_cycles() {
+    slices()
+        .matching(WORKER_PACKAGE + ".(*)..")
+        .should()
+        .beFreeOfCycles()
+        .allowEmptyShould(false)
+        .check(libraryClasses());
+  }
+
+  @Test
+  void the_worker_roles_depend_only_downwards() {
+    JavaClasses library = libraryClasses();
+    // Only the lifecycle (the root package) wires the roles together.
+    layer(List.of(EVENTS, CONNECTION, MEMBERSHIP, BATCH, WAKE), List.of(WORKER_PACKAGE), library);
+    // A batch runs the same whatever woke the worker: it gets its orders through the processor.
+    layer(List.of(BATCH), List.of(WAKE), library);
+    // Connections and what they report use nothing above them.
+    layer(List.of(CONNECTION), List.of(MEMBERSHIP, BATCH, WAKE), library);
+    layer(List.of(EVENTS), List.of(CONNECTION, MEMBERSHIP, BATCH, WAKE), library);
+    layer(List.of(MEMBERSHIP), List.of(BATCH, WAKE), library);
+  }
+
+  /** No class of the {@code lower} packages uses a class of the {@code upper} packages. */
+  private static void layer(List<String> lower, List<String> upper, JavaClasses library) {
+    noClasses()
+        .that()
+        .resideInAnyPackage(lower.toArray(String[]::new))
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(upper.toArray(String[]::new))
+        .allowEmptyShould(false)
+        .check(library);
   }
 
   /**

@@ -42,21 +42,6 @@ import java.util.stream.Collectors;
  */
 public final class ClassCycles {
 
-  /**
-   * Cycles that are known and being removed, each as the exact set of its classes; any other cycle,
-   * or this one grown by a class, fails the check. Keep this list empty.
-   */
-  static final List<Set<String>> ALLOWED =
-      List.of(
-          // Closed by an inlined constant (WorkerConnection reads InFlightBatch.SAVEPOINT), so
-          // ArchUnit's rule for the worker package does not see it. The restructuring of
-          // internal.worker into subpackages removes it: delete this entry when that merges.
-          Set.of(
-              "dev.pginbox.inbox.postgres.internal.worker.HandlerTurns",
-              "dev.pginbox.inbox.postgres.internal.worker.InFlightBatch",
-              "dev.pginbox.inbox.postgres.internal.worker.RunControl",
-              "dev.pginbox.inbox.postgres.internal.worker.WorkerConnection"));
-
   /** One edge of jdeps' class-level output: {@code a.B -> c.D location}. */
   private static final Pattern EDGE = Pattern.compile("^\\s+(\\S+)\\s+->\\s+(\\S+)(\\s.*)?$");
 
@@ -64,7 +49,7 @@ public final class ClassCycles {
 
   /**
    * Fails with every cycle among the classes of the module (directory or jar) that holds {@code
-   * anyClassOfTheModule}, except the {@link #ALLOWED} ones.
+   * anyClassOfTheModule}.
    */
   public static void assertNone(Class<?> anyClassOfTheModule) {
     assertNone(location(anyClassOfTheModule));
@@ -77,7 +62,6 @@ public final class ClassCycles {
       throw new AssertionError("no classes found in " + classes + ": nothing was checked");
     }
     List<Set<String>> cycles = cycles(graph);
-    cycles.removeIf(ALLOWED::contains);
     if (!cycles.isEmpty()) {
       throw new AssertionError(
           "class cycles in "

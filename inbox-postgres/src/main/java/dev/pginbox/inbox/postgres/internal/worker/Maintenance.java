@@ -1,5 +1,8 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
+import dev.pginbox.inbox.postgres.internal.worker.connection.SqlStates;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.membership.Announcement;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -41,7 +44,7 @@ final class Maintenance {
 
   Maintenance(WorkerContext ctx) {
     this.ctx = ctx;
-    this.announcement = Announcement.details(ctx);
+    this.announcement = Announcement.details(ctx.options(), ctx.config().gaugeInterval());
   }
 
   void refreshGauges() {
@@ -71,7 +74,7 @@ final class Maintenance {
     try {
       PreparedStatement ps = connection().statement(statement);
       ps.setString(1, ctx.inbox());
-      ps.setString(2, ctx.workerId());
+      ps.setString(2, ctx.config().workerId());
       if (details != null) {
         ps.setString(3, details);
       }
@@ -103,7 +106,7 @@ final class Maintenance {
     try {
       PreparedStatement ps = connection().statement("peers");
       ps.setString(1, ctx.inbox());
-      ps.setString(2, ctx.workerId());
+      ps.setString(2, ctx.config().workerId());
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         int rank = rs.getInt(1);
@@ -143,7 +146,7 @@ final class Maintenance {
       for (int i = 0; i < MAX_BATCHES_PER_SWEEP; i++) {
         PreparedStatement ps = connection().statement("purge");
         ps.setString(1, ctx.inbox());
-        ps.setInt(2, ctx.retentionBatchSize());
+        ps.setInt(2, ctx.config().retentionBatchSize());
         String json;
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();

@@ -1,6 +1,7 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
 import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.postgres.internal.worker.membership.LeaseKeeper;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -32,7 +33,15 @@ final class PeriodicTasks {
 
   void start() {
     if (ctx.options().partitions() instanceof PartitionAssignment.Automatic automatic) {
-      leaseKeeper = new LeaseKeeper(ctx, automatic, onLeaseChange);
+      leaseKeeper =
+          new LeaseKeeper(
+              ctx.jdbi(),
+              ctx.inbox(),
+              ctx.config().workerId(),
+              ctx.scope(),
+              ctx.events(),
+              automatic,
+              onLeaseChange);
       ScheduledThreadPoolExecutor executor =
           new ScheduledThreadPoolExecutor(1, threads.factory("leases"));
       // The keeper schedules each heartbeat itself: at stop the next one is dropped, not awaited.
@@ -42,7 +51,7 @@ final class PeriodicTasks {
     }
     maintenanceTask = new Maintenance(ctx);
     maintenance = Executors.newSingleThreadScheduledExecutor(threads.factory("maintenance"));
-    long gauges = ctx.gaugeInterval().toMillis();
+    long gauges = ctx.config().gaugeInterval().toMillis();
     maintenance.scheduleWithFixedDelay(
         maintenanceTask::refreshGauges, 0, gauges, TimeUnit.MILLISECONDS);
     if (ctx.options().partitions() instanceof PartitionAssignment.All) {
@@ -52,7 +61,7 @@ final class PeriodicTasks {
           maintenanceTask::refreshPeers, peers, peers, TimeUnit.MILLISECONDS);
     }
     if (ctx.options().retention()) {
-      long retention = ctx.retentionInterval().toMillis();
+      long retention = ctx.config().retentionInterval().toMillis();
       maintenance.scheduleWithFixedDelay(
           maintenanceTask::sweep, Math.min(retention, 1000), retention, TimeUnit.MILLISECONDS);
     }

@@ -1,16 +1,18 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
-import dev.pginbox.inbox.BatchHandler;
-import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxWorker;
-import dev.pginbox.inbox.MessageHandler;
 import dev.pginbox.inbox.PartitionAssignment;
-import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.WorkerListener.DispatchReason;
-import dev.pginbox.inbox.WorkerOptions;
-import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
-import io.micrometer.core.instrument.MeterRegistry;
+import dev.pginbox.inbox.postgres.internal.worker.batch.BatchOutcome;
+import dev.pginbox.inbox.postgres.internal.worker.batch.BatchRunner;
+import dev.pginbox.inbox.postgres.internal.worker.batch.InFlightBatch;
+import dev.pginbox.inbox.postgres.internal.worker.batch.OutcomeRecorder;
+import dev.pginbox.inbox.postgres.internal.worker.batch.Suspects;
+import dev.pginbox.inbox.postgres.internal.worker.connection.DedicatedConnection;
+import dev.pginbox.inbox.postgres.internal.worker.connection.StartupCheck;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.membership.LeaseKeeper;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
@@ -19,7 +21,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,38 +44,9 @@ public final class PostgresWorker implements InboxWorker {
     this.ctx = ctx;
   }
 
-  /**
-   * A worker from what the builder collected and validated. Exactly one of the two handlers is
-   * non-null; a null {@code boundary} means the worker's own connections.
-   */
-  public static InboxWorker create(
-      DataSource dataSource,
-      WorkerOptions options,
-      MessageHandler messageHandler,
-      BatchHandler batchHandler,
-      ClaimPermits permits,
-      BatchTransactionBoundary boundary,
-      WorkerListener listener,
-      MeterRegistry registry,
-      String workerId,
-      Duration gaugeInterval,
-      Duration retentionInterval,
-      int retentionBatchSize) {
-    return new PostgresWorker(
-        new WorkerContext(
-            options,
-            workerId,
-            WorkerConnection.jdbi(dataSource),
-            messageHandler,
-            batchHandler,
-            permits,
-            boundary,
-            new WorkerEvents(registry, options.inbox(), listener),
-            new FailureLog(options.inbox()),
-            new ClaimScope(options.partitions(), options.inbox(), workerId),
-            gaugeInterval,
-            retentionInterval,
-            retentionBatchSize));
+  /** A worker from what the builder collected and validated. */
+  public static InboxWorker create(WorkerConfig config, WorkerDependencies given) {
+    return new PostgresWorker(WorkerContext.of(config, given));
   }
 
   @Override
@@ -83,7 +55,12 @@ public final class PostgresWorker implements InboxWorker {
       throw new IllegalStateException("worker for inbox " + ctx.inbox() + " is already running");
     }
     // Before anything that stop() would wait for: a start that fails leaves nothing running.
-    WorkerConnection checked = StartupCheck.verify(ctx);
+    WorkerConnection checked =
+        StartupCheck.verify(
+            ctx.jdbi(),
+            ctx.inbox(),
+            ctx.options().processingTimeout(),
+            ctx.given().boundary() == null);
     failure.set(null);
     terminated = new CountDownLatch(1);
     run = new RunningWorker(ctx, this::fail);
@@ -91,7 +68,7 @@ public final class PostgresWorker implements InboxWorker {
     LOG.info(
         "inbox {}: worker {} started (batch size {}, concurrency {}{}, {})",
         ctx.inbox(),
-        ctx.workerId(),
+        ctx.config().workerId(),
         ctx.options().batchSize(),
         ctx.options().concurrency(),
         ctx.options().claimAhead() ? ", claiming ahead" : "",
@@ -132,31 +109,35 @@ public final class PostgresWorker implements InboxWorker {
       // No heartbeat thread: take part in the leases once, so the claim has partitions to guard.
       LeaseKeeper keeper =
           new LeaseKeeper(
-              ctx, (PartitionAssignment.Automatic) ctx.options().partitions(), () -> {});
+              ctx.jdbi(),
+              ctx.inbox(),
+              ctx.config().workerId(),
+              ctx.scope(),
+              ctx.events(),
+              (PartitionAssignment.Automatic) ctx.options().partitions(),
+              () -> {});
       keeper.heartbeat();
       keeper.closeConnection();
     }
-    Suspects suspects = new Suspects();
     DedicatedConnection own =
-        ctx.boundary() == null
+        ctx.given().boundary() == null
             ? new DedicatedConnection(
                 ctx.jdbi(), ctx.inbox(), ctx.options().processingTimeout(), null)
             : null;
     try {
       BatchRunner runner =
-          new BatchRunner(
+          BatchWiring.runner(
               ctx,
-              own != null ? own : ctx.boundary(),
-              suspects,
+              BatchWiring.transactions(ctx, own != null ? own : ctx.given().boundary()),
+              new Suspects(),
               new OutcomeRecorder(ctx.inbox(), ctx.events()),
               false,
               null);
-      int batchSize = ctx.options().batchSize();
       BatchOutcome outcome =
           runner.run(
               DispatchReason.MANUAL,
               1,
-              batchSize,
+              ctx.options().batchSize(),
               new BatchRunner.Tracker() {
                 @Override
                 public void claimed(int count) {}

@@ -1,5 +1,22 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
+import dev.pginbox.inbox.postgres.internal.worker.batch.BatchOutcome;
+import dev.pginbox.inbox.postgres.internal.worker.batch.BatchRunner;
+import dev.pginbox.inbox.postgres.internal.worker.batch.BoundaryTransactions;
+import dev.pginbox.inbox.postgres.internal.worker.batch.ClaimLimit;
+import dev.pginbox.inbox.postgres.internal.worker.batch.HandlerTurns;
+import dev.pginbox.inbox.postgres.internal.worker.batch.InFlightBatch;
+import dev.pginbox.inbox.postgres.internal.worker.batch.OutcomeRecorder;
+import dev.pginbox.inbox.postgres.internal.worker.batch.Suspects;
+import dev.pginbox.inbox.postgres.internal.worker.batch.TimeoutRecovery;
+import dev.pginbox.inbox.postgres.internal.worker.batch.UnreadableMessage;
+import dev.pginbox.inbox.postgres.internal.worker.connection.Backoff;
+import dev.pginbox.inbox.postgres.internal.worker.connection.DedicatedConnection;
+import dev.pginbox.inbox.postgres.internal.worker.connection.RunControl;
+import dev.pginbox.inbox.postgres.internal.worker.connection.SqlStates;
+import dev.pginbox.inbox.postgres.internal.worker.connection.Standby;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.wake.ClaimQueue;
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -41,12 +58,7 @@ final class Processor implements Runnable {
   private final BatchRunner runner;
   private final UnreadableMessage unreadable;
   private final Backoff backoff;
-
-  /**
-   * At most the batch size; halved after a batch too big to read in memory, near the last batch's
-   * size after a short one (see {@link #nextLimit}).
-   */
-  private int claimLimit;
+  private final ClaimLimit claimLimit;
 
   /** System.nanoTime() when this processor's connection was last used (batch or check). */
   private long lastUsed = System.nanoTime();
@@ -65,25 +77,22 @@ final class Processor implements Runnable {
     this.ctx = shared.ctx();
     this.timedOut = timedOut;
     this.timedOutOrder = timedOutOrder;
-    BatchTransactionBoundary boundary = ctx.boundary();
+    BatchTransactionBoundary boundary = ctx.given().boundary();
     this.ownConnection =
         boundary == null
             ? new DedicatedConnection(
                 ctx.jdbi(), ctx.inbox(), ctx.options().processingTimeout(), connection)
             : null;
+    BoundaryTransactions transactions =
+        BatchWiring.transactions(ctx, boundary != null ? boundary : ownConnection);
     this.runner =
-        new BatchRunner(
-            ctx,
-            boundary != null ? boundary : ownConnection,
-            shared.suspects(),
-            shared.recorder(),
-            true,
-            shared.turns());
+        BatchWiring.runner(
+            ctx, transactions, shared.suspects(), shared.recorder(), true, shared.turns());
     this.unreadable =
-        new UnreadableMessage(ctx, boundary != null ? boundary : ownConnection, shared.recorder());
+        new UnreadableMessage(ctx.inbox(), transactions, ctx.scope(), shared.recorder());
     this.backoff =
         new Backoff(ctx.options().reconnectInitialDelay(), ctx.options().reconnectMaxDelay());
-    this.claimLimit = ctx.options().batchSize();
+    this.claimLimit = new ClaimLimit(ctx.options().batchSize());
   }
 
   @Override
@@ -91,7 +100,7 @@ final class Processor implements Runnable {
     try {
       if (timedOut != null) {
         shared.recovery().end(timedOut);
-        shared.queue().done(timedOutOrder, timedOut.eventIds.size(), false);
+        shared.queue().done(timedOutOrder, timedOut.eventIds().size(), false);
       }
       ClaimQueue.Order order;
       while ((order = shared.queue().next(shared.run()::stopping, this::whileIdle)) != null) {
@@ -110,48 +119,32 @@ final class Processor implements Runnable {
     }
   }
 
-  /**
-   * The limit of the next claim after a batch that went well. On an ordered inbox where any waiting
-   * message makes a batch, a batch that got at most half its limit sets the next limit to a quarter
-   * more than it got, and one that got more keeps the limit, so that workers sharing the heads each
-   * claim about their share: a claim of the whole batch walks past the heads the other workers
-   * hold, and the followers behind those, to the end of its window, several head tests for every
-   * message it gets (docs/performance.md, "Ordered claim"). Claims that fill more than half their
-   * limit keep it, as a smaller claim costs a commit more per batch. Otherwise (a full batch, or a
-   * short one on a plain inbox or under a batch timeout) the limit doubles, back to the batch size;
-   * an empty batch says nothing.
-   */
-  private int nextLimit(BatchOutcome outcome, int granted) {
-    int claimed = outcome.claimed();
-    if (claimed == 0) {
-      return claimLimit;
-    }
-    int batchSize = ctx.options().batchSize();
-    if (claimed < granted && shared.queue().claimsOnShortBatch()) {
-      return claimed * 2 <= granted ? Math.min(batchSize, claimed + claimed / 4 + 1) : claimLimit;
-    }
-    return Math.min(batchSize, claimLimit * 2);
-  }
-
   /** Runs one order; false when this thread must end (its batch was taken away). */
   private boolean runOrder(ClaimQueue.Order order) throws InterruptedException {
-    int batchSize = claimLimit;
+    int batchSize = claimLimit.current();
     int granted = 0;
     while (granted == 0 && !shared.run().stopping()) {
-      granted = Math.min(batchSize, ctx.permits().acquire(batchSize, PERMIT_WAIT));
+      granted = Math.min(batchSize, ctx.given().permits().acquire(batchSize, PERMIT_WAIT));
     }
     if (granted == 0) {
       shared.queue().done(order, 0, false);
       return true;
     }
-    Grant grant = new Grant(granted);
+    PermitGrant grant = new PermitGrant(ctx.given().permits(), granted);
     BatchOutcome outcome =
-        runner.run(order.reason, Math.min(order.minimum, granted), granted, tracker(order, grant));
+        runner.run(
+            order.reason(), Math.min(order.minimum(), granted), granted, tracker(order, grant));
     grant.keep(outcome.claimed());
+    return actOn(outcome, order, granted);
+  }
+
+  /** What the processor does after a batch; false when this thread must end. */
+  private boolean actOn(BatchOutcome outcome, ClaimQueue.Order order, int granted)
+      throws InterruptedException {
     switch (outcome.kind()) {
       case EMPTY, COMMITTED, HEAD_RELEASED -> {
         backoff.reset();
-        claimLimit = nextLimit(outcome, granted);
+        claimLimit.afterBatch(outcome.claimed(), granted, shared.queue().claimsOnShortBatch());
         ctx.events().primaryReached();
         ctx.events().recovered("processor");
         if (outcome.kind() == BatchOutcome.Kind.HEAD_RELEASED) {
@@ -160,36 +153,9 @@ final class Processor implements Runnable {
           shared.queue().done(order, outcome.claimed(), false);
         }
       }
-      case OUT_OF_MEMORY -> {
-        if (granted == 1 && unreadable.charge(outcome.cause())) {
-          // One message too big to read, charged: it cannot block the claim forever.
-          shared.queue().done(order, 0, true);
-          return true;
-        }
-        if (granted > 1) {
-          // A batch too big to read: smaller claims until one fits (down to one message); after
-          // successful claims the limit grows back to the batch size.
-          claimLimit = Math.max(1, claimLimit / 2);
-          LOG.warn(
-              "inbox {}: out of memory reading a batch of up to {} messages; claiming at most {}"
-                  + " for now",
-              ctx.inbox(),
-              granted,
-              claimLimit);
-        }
-        connectionLost(outcome.cause());
-        shared.queue().done(order, outcome.claimed(), true);
-      }
+      case OUT_OF_MEMORY -> outOfMemory(outcome, order, granted);
       case REFUSED -> {
-        if (SqlStates.isStandby(outcome.cause())) {
-          Standby.refused(ctx, "processor", outcome.cause());
-          shared.run().sleep(Standby.RETRY);
-          shared.queue().done(order, outcome.claimed(), true);
-          return true;
-        }
-        Duration delay = backoff.next();
-        ctx.events().refused("processor", SqlStates.of(outcome.cause()), outcome.cause(), delay);
-        shared.run().sleep(delay);
+        refused(outcome.cause());
         shared.queue().done(order, outcome.claimed(), true);
       }
       case ROLLED_BACK -> shared.queue().done(order, outcome.claimed(), true);
@@ -209,8 +175,43 @@ final class Processor implements Runnable {
         shared.queue().done(order, outcome.claimed(), true);
         return false;
       }
+      case COMMIT_FAILED -> {
+        // Never leaves BatchRunner.run.
+      }
     }
     return true;
+  }
+
+  private void outOfMemory(BatchOutcome outcome, ClaimQueue.Order order, int granted)
+      throws InterruptedException {
+    if (granted == 1 && unreadable.charge(outcome.cause())) {
+      // One message too big to read, charged: it cannot block the claim forever.
+      shared.queue().done(order, 0, true);
+      return;
+    }
+    if (granted > 1) {
+      int limit = claimLimit.halve();
+      LOG.warn(
+          "inbox {}: out of memory reading a batch of up to {} messages; claiming at most {}"
+              + " for now",
+          ctx.inbox(),
+          granted,
+          limit);
+    }
+    connectionLost(outcome.cause());
+    shared.queue().done(order, outcome.claimed(), true);
+  }
+
+  /** The database refused the work (its set-up, or a standby): wait before the next order. */
+  private void refused(Throwable cause) throws InterruptedException {
+    if (SqlStates.isStandby(cause)) {
+      Standby.refused(ctx.events(), ctx.inbox(), "processor", cause);
+      shared.run().sleep(Standby.RETRY);
+      return;
+    }
+    Duration delay = backoff.next();
+    ctx.events().refused("processor", SqlStates.of(cause), SqlStates.describe(cause), cause, delay);
+    shared.run().sleep(delay);
   }
 
   /**
@@ -240,27 +241,7 @@ final class Processor implements Runnable {
     lastUsed = System.nanoTime();
   }
 
-  /**
-   * The claim permits an order holds. What the claim did not use goes back right after the claim,
-   * not after the batch: an empty claim may wait for a held head before its transaction ends.
-   */
-  private final class Grant {
-    private int held;
-
-    Grant(int held) {
-      this.held = held;
-    }
-
-    /** Gives back all but {@code used} of the permits held (nothing if no more are held). */
-    void keep(int used) {
-      if (held > used) {
-        ctx.permits().release(held - used);
-        held = used;
-      }
-    }
-  }
-
-  private BatchRunner.Tracker tracker(ClaimQueue.Order order, Grant grant) {
+  private BatchRunner.Tracker tracker(ClaimQueue.Order order, PermitGrant grant) {
     return new BatchRunner.Tracker() {
       @Override
       public void claimed(int count) {
@@ -275,7 +256,7 @@ final class Processor implements Runnable {
             .watch(
                 batch,
                 b -> {
-                  ctx.events().processingTimedOut(b.eventIds);
+                  ctx.events().processingTimedOut(b.eventIds());
                   shared.startProcessor().accept(new Processor(shared, null, b, order));
                 });
       }
@@ -284,7 +265,7 @@ final class Processor implements Runnable {
 
   private void connectionLost(Throwable e) throws InterruptedException {
     if (SqlStates.isStandby(e)) {
-      Standby.refused(ctx, "processor", e);
+      Standby.refused(ctx.events(), ctx.inbox(), "processor", e);
       shared.run().sleep(Standby.RETRY);
       return;
     }

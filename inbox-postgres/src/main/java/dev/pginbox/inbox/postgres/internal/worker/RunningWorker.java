@@ -1,6 +1,20 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
 import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.postgres.internal.worker.batch.HandlerTurns;
+import dev.pginbox.inbox.postgres.internal.worker.batch.InFlightBatch;
+import dev.pginbox.inbox.postgres.internal.worker.batch.OutcomeRecorder;
+import dev.pginbox.inbox.postgres.internal.worker.batch.Suspects;
+import dev.pginbox.inbox.postgres.internal.worker.batch.TimeoutRecovery;
+import dev.pginbox.inbox.postgres.internal.worker.connection.ReconnectLoop;
+import dev.pginbox.inbox.postgres.internal.worker.connection.RunControl;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.wake.ClaimQueue;
+import dev.pginbox.inbox.postgres.internal.worker.wake.Coordinator;
+import dev.pginbox.inbox.postgres.internal.worker.wake.ListenerWake;
+import dev.pginbox.inbox.postgres.internal.worker.wake.NotificationListener;
+import dev.pginbox.inbox.postgres.internal.worker.wake.WaitingMessages;
+import dev.pginbox.inbox.postgres.internal.worker.wake.Wakeups;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -48,7 +62,7 @@ final class RunningWorker implements RunControl {
   RunningWorker(WorkerContext ctx, Consumer<Throwable> onFatal) {
     this.ctx = ctx;
     this.onFatal = onFatal;
-    this.queue = new ClaimQueue(processors(ctx), ctx.options().batchSize(), wakeups);
+    this.queue = new ClaimQueue(processors(ctx), ctx.options(), wakeups);
     this.threads = new Threads(ctx.inbox());
     this.watchdog = new Watchdog(threads.factory("watchdog"), ctx.options().processingTimeout());
     this.periodic = new PeriodicTasks(ctx, threads, () -> wakeups.post(Wakeups.Event.RECHECK));
@@ -68,23 +82,44 @@ final class RunningWorker implements RunControl {
             watchdog,
             suspects,
             recorder,
-            new TimeoutRecovery(ctx, suspects, recorder),
-            ctx.options().claimAhead() ? new HandlerTurns(ctx.options().concurrency(), this) : null,
+            new TimeoutRecovery(ctx.inbox(), ctx.options().processingTimeout(), suspects, recorder),
+            ctx.options().claimAhead()
+                ? new HandlerTurns(ctx.options().concurrency(), this::stopping)
+                : null,
             threads::startProcessor);
     for (int i = 0; i < processors(ctx); i++) {
       threads.startProcessor(new Processor(shared, i == 0 ? firstConnection : null));
     }
     ListenerWake listenerWake = new ListenerWake();
+    ReconnectLoop reconnect = new ReconnectLoop(ctx.jdbi(), ctx.options(), ctx.events());
     if (ctx.options().listen()) {
       Runnable onLeasesChanged =
           ctx.options().partitions() instanceof PartitionAssignment.Automatic
               ? periodic::leasesChanged
               : null;
       threads.start(
-          new NotificationListener(this, ctx, wakeups, queue, listenerWake, onLeasesChanged),
+          new NotificationListener(
+              this,
+              reconnect,
+              ctx.options(),
+              ctx.events(),
+              wakeups,
+              queue,
+              listenerWake,
+              onLeasesChanged),
           "listener");
     }
-    threads.start(new Coordinator(this, ctx, wakeups, queue, listenerWake), "coordinator");
+    Coordinator coordinator =
+        new Coordinator(
+            this,
+            reconnect,
+            ctx.options(),
+            new WaitingMessages(ctx.inbox(), ctx.scope(), ctx.events()),
+            ctx.events(),
+            wakeups,
+            queue,
+            listenerWake);
+    threads.start(coordinator, "coordinator");
   }
 
   /** One per unit of concurrency, and with claim ahead one more (see {@link HandlerTurns}). */
@@ -156,7 +191,7 @@ final class RunningWorker implements RunControl {
         LOG.warn(
             "inbox {}: a batch of {} did not finish within the shutdown grace; rolled back",
             ctx.inbox(),
-            batch.eventIds.size());
+            batch.eventIds().size());
       }
     }
     long abortEnd = System.nanoTime() + ABORT_WAIT.toNanos();
@@ -173,6 +208,6 @@ final class RunningWorker implements RunControl {
             t.getName());
       }
     }
-    LOG.info("inbox {}: worker {} stopped", ctx.inbox(), ctx.workerId());
+    LOG.info("inbox {}: worker {} stopped", ctx.inbox(), ctx.config().workerId());
   }
 }

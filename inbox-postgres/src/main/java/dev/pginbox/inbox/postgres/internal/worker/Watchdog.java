@@ -1,5 +1,7 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
+import dev.pginbox.inbox.postgres.internal.worker.batch.InFlightBatch;
+import dev.pginbox.inbox.postgres.internal.worker.connection.ServerBound;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,7 +55,7 @@ final class Watchdog {
             }
             if (batch.timeOut()) {
               inFlight.remove(batch);
-              schedule(() -> batch.connection.abort(), releaseLimitNanos);
+              schedule(batch::abort, releaseLimitNanos);
               onTimeout.accept(batch);
             }
           }

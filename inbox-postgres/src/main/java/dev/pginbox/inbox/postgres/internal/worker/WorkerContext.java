@@ -1,42 +1,41 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
-import dev.pginbox.inbox.BatchHandler;
-import dev.pginbox.inbox.ClaimPermits;
-import dev.pginbox.inbox.MessageHandler;
 import dev.pginbox.inbox.WorkerOptions;
-import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
-import java.time.Duration;
+import dev.pginbox.inbox.postgres.internal.worker.batch.FailureLog;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.events.WorkerEvents;
+import dev.pginbox.inbox.postgres.internal.worker.membership.ClaimScope;
 import org.jdbi.v3.core.Jdbi;
 
 /**
- * The configuration and shared services of one worker, the same for every run. Exactly one of the
- * two handlers is set; {@code boundary} is null for the worker's own connections; {@code failures}
- * logs the handler's failed attempts.
+ * One worker's configuration, what it was given, and the services made from them once, shared by
+ * every run: the lifecycle classes of this package wire each thread from it, handing the thread
+ * only what it uses.
  */
 record WorkerContext(
-    WorkerOptions options,
-    String workerId,
+    WorkerConfig config,
+    WorkerDependencies given,
     Jdbi jdbi,
-    MessageHandler messageHandler,
-    BatchHandler batchHandler,
-    ClaimPermits permits,
-    BatchTransactionBoundary boundary,
     WorkerEvents events,
     FailureLog failures,
-    ClaimScope scope,
-    Duration gaugeInterval,
-    Duration retentionInterval,
-    int retentionBatchSize) {
+    ClaimScope scope) {
 
-  String inbox() {
-    return options.inbox();
+  static WorkerContext of(WorkerConfig config, WorkerDependencies given) {
+    String inbox = config.inbox();
+    return new WorkerContext(
+        config,
+        given,
+        WorkerConnection.jdbi(given.dataSource()),
+        new WorkerEvents(given.registry(), inbox, given.listener()),
+        new FailureLog(inbox),
+        new ClaimScope(config.options().partitions(), inbox, config.workerId()));
   }
 
-  /**
-   * Whether any waiting message makes a batch to send at once (zero batch timeout, or batches of
-   * one), so a notification can go straight to a processor without a count.
-   */
-  boolean claimsOnHint() {
-    return options.batchTimeout().isZero() || options.batchSize() == 1;
+  WorkerOptions options() {
+    return config.options();
+  }
+
+  String inbox() {
+    return config.inbox();
   }
 }

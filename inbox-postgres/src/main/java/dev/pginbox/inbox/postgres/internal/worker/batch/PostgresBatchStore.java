@@ -1,0 +1,240 @@
+package dev.pginbox.inbox.postgres.internal.worker.batch;
+
+import dev.pginbox.inbox.InboxException;
+import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.postgres.internal.MessageRows;
+import dev.pginbox.inbox.postgres.internal.worker.connection.ServerBound;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.membership.ClaimScope;
+import dev.pginbox.inbox.postgres.sql.SqlFiles;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The {@link BatchStore} of PostgreSQL: the worker's statements on the connection of the batch's
+ * transaction. The claim also sets the server-side bound of its transaction ({@link ServerBound}).
+ */
+final class PostgresBatchStore implements BatchStore {
+
+  private static final String SAVEPOINT = WorkerConnection.PART_SAVEPOINT;
+
+  private final WorkerConnection wc;
+  private final ClaimScope scope;
+  private final String inbox;
+
+  /** See {@link ServerBound}: set by the claim statement, for the claim's transaction only. */
+  private final String serverBound;
+
+  private final long maxBatchBytes;
+  private final int messagesPerAggregate;
+
+  PostgresBatchStore(WorkerConnection wc, ClaimScope scope, WorkerOptions options) {
+    this.wc = wc;
+    this.scope = scope;
+    this.inbox = options.inbox();
+    this.serverBound = ServerBound.millis(options.processingTimeout());
+    this.maxBatchBytes = options.maxBatchBytes();
+    this.messagesPerAggregate = options.messagesPerAggregate();
+  }
+
+  @Override
+  public List<InboxMessage> claim(Claim claim) throws SQLException {
+    // Automatic partitions: the lease guard in the claim's statement (claim_guarded.sql).
+    boolean guarded = claim.scope().partitions() != null;
+    String name = guarded ? "claim_guarded" : "claim";
+    PreparedStatement ps = claim.setSavepoint() ? wc.claimAndSavepoint(name) : wc.statement(name);
+    ps.setInt(1, claim.limit());
+    ps.setString(2, serverBound);
+    ps.setString(3, serverBound);
+    int next;
+    if (guarded) {
+      scope.bind(wc, ps, 4, claim.scope());
+      next = 9;
+    } else {
+      ClaimScope.setArray(wc, ps, 4, claim.scope().buckets());
+      next = 5;
+    }
+    if (maxBatchBytes == WorkerOptions.NO_BATCH_BYTE_LIMIT) {
+      ps.setNull(next, Types.BIGINT);
+    } else {
+      ps.setLong(next, maxBatchBytes);
+    }
+    ps.setBoolean(next + 1, claim.lowerPriority());
+    ps.setInt(next + 2, messagesPerAggregate);
+    ps.execute(); // the claimed rows first
+    try (ResultSet rs = ps.getResultSet()) {
+      return MessageRows.readAll(rs);
+    }
+  }
+
+  @Override
+  public boolean awaitHeldHead(ClaimScope.Claimable claimable, int maxMillis) throws SQLException {
+    PreparedStatement ps = wc.statement("await_held_head");
+    ps.setString(1, inbox);
+    ps.setInt(2, maxMillis);
+    ClaimScope.setArray(wc, ps, 3, claimable.buckets());
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() && rs.getBoolean(1);
+    }
+  }
+
+  @Override
+  public boolean blocksOthers() throws SQLException {
+    try (ResultSet rs = wc.statement("blocks_others").executeQuery()) {
+      return rs.next() && rs.getBoolean(1);
+    }
+  }
+
+  @Override
+  public void setSavepoint(boolean releasePrevious) throws SQLException {
+    execute(
+        (releasePrevious ? "RELEASE SAVEPOINT " + SAVEPOINT + "; " : "")
+            + "SAVEPOINT "
+            + SAVEPOINT);
+  }
+
+  @Override
+  public void rollbackToSavepoint() throws SQLException {
+    execute("ROLLBACK TO SAVEPOINT " + SAVEPOINT);
+  }
+
+  private void execute(String sql) throws SQLException {
+    try (Statement s = wc.connection().createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  @Override
+  public List<Recorded> recordFailures(List<Failure> failures) throws SQLException {
+    PreparedStatement ps = wc.statement("record_failures");
+    bindFailures(ps, 1, failures);
+    try (ResultSet rs = ps.executeQuery()) {
+      return recorded(rs);
+    }
+  }
+
+  @Override
+  public void releaseClaimed(List<String> eventIds) throws SQLException {
+    PreparedStatement release = wc.statement("release_claimed");
+    release.setString(1, inbox);
+    release.setArray(2, wc.connection().createArrayOf("text", eventIds.toArray()));
+    release.execute();
+  }
+
+  /**
+   * One statement list the driver sends as a unit (end_timed_out_batch.sql), behind a rollback to
+   * the part's savepoint when asked; prepared for this once, not kept.
+   */
+  @Override
+  public List<Recorded> endTimedOut(
+      boolean rollBackPart, List<Failure> failures, List<String> giveBack) throws SQLException {
+    String sql = SqlFiles.get(PostgresBatchStore.class, "end_timed_out_batch");
+    if (rollBackPart) {
+      sql = "ROLLBACK TO SAVEPOINT " + SAVEPOINT + ";\n" + sql;
+    }
+    Connection c = wc.connection();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      bindFailures(ps, 1, failures);
+      ps.setString(6, inbox);
+      ps.setArray(7, c.createArrayOf("text", giveBack.toArray(new String[0])));
+      boolean resultSet = ps.execute();
+      List<Recorded> recorded = null;
+      while (resultSet || ps.getUpdateCount() != -1) {
+        if (resultSet && recorded == null) {
+          try (ResultSet rs = ps.getResultSet()) {
+            recorded = recorded(rs);
+          }
+        }
+        resultSet = ps.getMoreResults();
+      }
+      return recorded == null ? List.of() : recorded;
+    }
+  }
+
+  @Override
+  public Unreadable claimUnreadable(ClaimScope.Claimable claimable) throws SQLException {
+    PreparedStatement ps = wc.statement("claim_unreadable");
+    ps.setString(1, serverBound);
+    ps.setString(2, serverBound);
+    scope.bind(wc, ps, 3, claimable);
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? new Unreadable(rs.getString(1), rs.getLong(2)) : null;
+    }
+  }
+
+  @Override
+  public <T> T unwrap(Class<T> type) {
+    if (type.isInstance(wc.connection())) {
+      return type.cast(wc.connection());
+    }
+    if (type == Handle.class) {
+      return type.cast(wc.handle());
+    }
+    throw new InboxException(
+        "this transaction unwraps to "
+            + Handle.class.getName()
+            + " or "
+            + Connection.class.getName()
+            + ", not "
+            + type.getName(),
+        null);
+  }
+
+  @Override
+  public void cancel() {
+    wc.cancel();
+  }
+
+  @Override
+  public void abort() {
+    wc.abort();
+  }
+
+  @Override
+  public boolean isClosed() {
+    return wc.isClosed();
+  }
+
+  /**
+   * Binds the five parameters of a {@code record_failures} call (inbox, ids, errors, delays, dead)
+   * from position {@code first}.
+   */
+  private void bindFailures(PreparedStatement ps, int first, List<Failure> failures)
+      throws SQLException {
+    int n = failures.size();
+    String[] ids = new String[n];
+    String[] errors = new String[n];
+    String[] delays = new String[n];
+    Boolean[] dead = new Boolean[n];
+    for (int i = 0; i < n; i++) {
+      Failure f = failures.get(i);
+      ids[i] = f.eventId();
+      errors[i] = f.error();
+      delays[i] = f.delay() == null ? null : (f.delay().toNanos() / 1000) + " microseconds";
+      dead[i] = f.dead();
+    }
+    Connection c = wc.connection();
+    ps.setString(first, inbox);
+    ps.setArray(first + 1, c.createArrayOf("text", ids));
+    ps.setArray(first + 2, c.createArrayOf("text", errors));
+    ps.setArray(first + 3, c.createArrayOf("text", delays));
+    ps.setArray(first + 4, c.createArrayOf("bool", dead));
+  }
+
+  /** The (event_id, result) rows of a {@code record_failures} call. */
+  private static List<Recorded> recorded(ResultSet rs) throws SQLException {
+    List<Recorded> recorded = new ArrayList<>();
+    while (rs.next()) {
+      recorded.add(new Recorded(rs.getString(1), "dead".equals(rs.getString(2))));
+    }
+    return recorded;
+  }
+}

@@ -1,0 +1,111 @@
+package dev.pginbox.inbox.postgres.internal.worker.connection;
+
+import dev.pginbox.inbox.InboxException;
+import dev.pginbox.inbox.InboxNotFoundException;
+import java.io.IOException;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.jdbi.v3.core.Jdbi;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What start() checks before any thread runs, so that a mistake in the set-up fails the start with
+ * a clear exception instead of being retried every backoff forever: the inbox exists, and the
+ * database accepts the worker's connection settings and credentials. A database that is merely
+ * unreachable (down, restarting, a network hiccup) does not fail the start: the worker starts and
+ * keeps trying, as it does after any lost connection.
+ *
+ * <p>The check's connection is the first processor's: opened as the processor opens its own and
+ * handed over idle, so a start costs no connection more than the worker keeps.
+ */
+public final class StartupCheck {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StartupCheck.class);
+
+  private StartupCheck() {}
+
+  /**
+   * Returns the connection it checked on, idle, for the first processor: null when the database was
+   * not reachable or {@code handOver} is false (the application's boundary gives the processors
+   * their connections).
+   */
+  public static WorkerConnection verify(
+      Jdbi jdbi, String inbox, Duration processingTimeout, boolean handOver) {
+    WorkerConnection wc = null;
+    boolean handedOver = false;
+    try {
+      // The first processor's connection.
+      wc = DedicatedConnection.open(jdbi, inbox, processingTimeout);
+      PreparedStatement ps = wc.statement("inbox_config");
+      ps.setString(1, inbox);
+      boolean exists;
+      try (ResultSet rs = ps.executeQuery()) {
+        exists = rs.next();
+      }
+      wc.connection().rollback();
+      if (!exists) {
+        throw new InboxNotFoundException(
+            "inbox " + inbox + " does not exist: create it before starting its worker",
+            inbox,
+            null);
+      }
+      handedOver = handOver;
+      return handedOver ? wc : null;
+    } catch (SQLException e) {
+      if (isPermanent(e)) {
+        throw new InboxException(
+            "the worker of inbox "
+                + inbox
+                + " cannot start: "
+                + e.getMessage()
+                + " (SQLSTATE "
+                + e.getSQLState()
+                + ")",
+            inbox,
+            null,
+            e,
+            e.getSQLState(),
+            false);
+      }
+      LOG.warn(
+          "inbox {}: the database is not reachable at start ({}); the worker starts and keeps"
+              + " trying",
+          inbox,
+          e.getMessage());
+      return null;
+    } finally {
+      if (wc != null && !handedOver) {
+        wc.close();
+      }
+    }
+  }
+
+  /**
+   * Mistakes that trying again cannot fix: refused credentials (class 28), a database that does not
+   * exist (3D000), missing privileges or objects (see {@link SqlStates#isEnvironmental}), and a
+   * connection the driver refused to even attempt (class 08 without an I/O cause: an invalid {@code
+   * sslmode}, an unknown parameter).
+   */
+  static boolean isPermanent(SQLException e) {
+    String state = e.getSQLState();
+    if (state == null) {
+      return false;
+    }
+    if (state.startsWith("08")) {
+      for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+        if (t instanceof IOException) {
+          return false;
+        }
+      }
+      return state.equals("08001") || state.equals("08004") || state.equals("08P01");
+    }
+    // Resources (53), system errors (58) and a standby (25006) may come right by themselves.
+    return SqlStates.isEnvironmental(state)
+        && !state.startsWith("53")
+        && !state.startsWith("58")
+        && !state.equals("25006");
+  }
+}
