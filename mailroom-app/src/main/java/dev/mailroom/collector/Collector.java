@@ -15,7 +15,6 @@ import dev.mailroom.schema.SchemaInstaller;
 import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxWorker;
-import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.http.Readiness;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -43,12 +42,6 @@ public final class Collector {
 
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILURE = 1;
-
-  /** The budget's wait happens before the claim, so it never counts against this. */
-  private static final Duration PROCESSING_TIMEOUT = Duration.ofMinutes(5);
-
-  /** Activations' guaranteed share: at least one batch in four while they wait. */
-  static final int LOWER_PRIORITY_EVERY = 4;
 
   /** What the process talks to. */
   public record Io(Map<String, String> env, OutputStream stdout, PrintStream stderr, Clock clock) {}
@@ -200,35 +193,10 @@ public final class Collector {
     Readiness readiness = new Readiness();
     listener =
         new CollectorListener(log, config.database().describe(), readiness.track("collector"));
-    WorkerOptions options =
-        WorkerOptions.builder(config.queue())
-            .batchSize(config.batchLimit())
-            .batchTimeout(config.batchTimeout())
-            .pollInterval(config.pollInterval())
-            // The original's healthcheck: idle that long, a connection is checked and replaced if
-            // dead, so a token after a quiet night does not find the connection dead.
-            .idleConnectionCheck(config.healthcheckInterval())
-            .channel(config.channel())
-            .partitions(config.partitions())
-            // Several processors: each claims its own batch (one message per account in flight, the
-            // claim keeps priority order per claim) and TokenOutput writes each batch's lines at
-            // once.
-            .concurrency(config.concurrency())
-            // One processor more, claiming the next batch while the current one is written; the
-            // batches are still written one at a time per unit of concurrency (docs/mailroom.md).
-            .claimAhead(config.claimAhead())
-            // Password recovery comes before activation (the priority map), but a flood of
-            // recoveries under a tight send budget must not hold activations back forever: every
-            // LOWER_PRIORITY_EVERY-th batch goes to them when they wait (docs/mailroom.md).
-            .lowerPriorityEvery(LOWER_PRIORITY_EVERY)
-            // A slow reader (or SMTP server) can block a batch for a while: the watchdog must not
-            // take a batch away (and send it twice) because its recipient is slow.
-            .processingTimeout(PROCESSING_TIMEOUT)
-            .build();
     worker =
         CollectorWorkers.create(
             dataSource,
-            options,
+            CollectorWorkers.options(config),
             handler,
             listener,
             limiter == null ? ClaimPermits.UNLIMITED : limiter,
