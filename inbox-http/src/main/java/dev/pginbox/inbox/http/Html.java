@@ -126,4 +126,21 @@ final class Html {
         ? ""
         : "<input type=\"hidden\" name=\"" + esc(name) + "\" value=\"" + esc(value) + "\">";
   }
+
+  /** Rows per page of the console's lists. */
+  static final int PAGE = 50;
+
+  /** A count that is the planner's estimate when not exact: "~12,345". */
+  static String estimate(long n, boolean exact) {
+    return (exact ? "" : "~") + num(n);
+  }
+
+  /** A count that is a lower bound when not exact: "≥10,000". */
+  static String atLeast(long n, boolean exact) {
+    return (exact ? "" : "≥") + num(n);
+  }
+
+  static String shorten(String s) {
+    return s == null || s.length() <= 200 ? s : s.substring(0, 200) + "…";
+  }
 }

@@ -46,10 +46,10 @@ final class LiveView {
   private static Map<String, Object> values(
       String name, InboxHealth h, List<ThroughputPoint> points) {
     Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("waiting", Pages.estimate(h.pendingCount(), h.pendingCountExact()));
+    fields.put("waiting", Html.estimate(h.pendingCount(), h.pendingCountExact()));
     fields.put("processing", Html.num(h.processingCount()));
-    fields.put("dead", Pages.estimate(h.dlqCount(), h.dlqCountExact()));
-    fields.put("blocked", Pages.atLeast(h.blockedAggregates(), h.blockedAggregatesExact()));
+    fields.put("dead", Html.estimate(h.dlqCount(), h.dlqCountExact()));
+    fields.put("blocked", Html.atLeast(h.blockedAggregates(), h.blockedAggregatesExact()));
     fields.put("blocked-messages", Html.num(h.blockedCount()));
     fields.put("oldest", h.oldestPendingAgeSeconds() + " s");
     fields.put("lag", h.worstPartitionLagSeconds() + " s");

@@ -1,12 +1,12 @@
 package dev.pginbox.inbox.http;
 
+import static dev.pginbox.inbox.http.Html.PAGE;
 import static dev.pginbox.inbox.http.Html.esc;
 import static dev.pginbox.inbox.http.Html.link;
 import static dev.pginbox.inbox.http.Html.num;
+import static dev.pginbox.inbox.http.Html.shorten;
 import static dev.pginbox.inbox.http.Html.time;
-import static dev.pginbox.inbox.http.Pages.PAGE;
 import static dev.pginbox.inbox.http.Pages.actionForm;
-import static dev.pginbox.inbox.http.Pages.shorten;
 import static dev.pginbox.inbox.http.Pages.typeQuery;
 import static dev.pginbox.inbox.http.Paths.enc;
 

@@ -1,8 +1,12 @@
 package dev.pginbox.inbox.http;
 
+import static dev.pginbox.inbox.http.Html.PAGE;
+import static dev.pginbox.inbox.http.Html.atLeast;
 import static dev.pginbox.inbox.http.Html.esc;
+import static dev.pginbox.inbox.http.Html.estimate;
 import static dev.pginbox.inbox.http.Html.link;
 import static dev.pginbox.inbox.http.Html.num;
+import static dev.pginbox.inbox.http.Html.shorten;
 import static dev.pginbox.inbox.http.Html.time;
 import static dev.pginbox.inbox.http.Paths.enc;
 
@@ -19,8 +23,6 @@ import java.util.List;
 
 /** The console's overview pages (all inboxes, one inbox); every list is one bounded page. */
 final class Pages {
-
-  static final int PAGE = 50;
 
   private final InboxManager manager;
   private final boolean writes;
@@ -258,19 +260,5 @@ final class Pages {
 
   static String typeQuery(String eventType) {
     return eventType == null ? "" : "event_type=" + enc(eventType);
-  }
-
-  /** A count that is the planner's estimate when not exact: "~12,345". */
-  static String estimate(long n, boolean exact) {
-    return (exact ? "" : "~") + num(n);
-  }
-
-  /** A count that is a lower bound when not exact: "≥10,000". */
-  static String atLeast(long n, boolean exact) {
-    return (exact ? "" : "≥") + num(n);
-  }
-
-  static String shorten(String s) {
-    return s == null || s.length() <= 200 ? s : s.substring(0, 200) + "…";
   }
 }

@@ -2,8 +2,8 @@ package dev.pginbox.inbox.http;
 
 import static dev.pginbox.inbox.http.Html.esc;
 import static dev.pginbox.inbox.http.Html.link;
+import static dev.pginbox.inbox.http.Html.shorten;
 import static dev.pginbox.inbox.http.Html.time;
-import static dev.pginbox.inbox.http.Pages.shorten;
 import static dev.pginbox.inbox.http.Paths.enc;
 
 import dev.pginbox.inbox.InboxManager;
@@ -77,7 +77,7 @@ final class SearchPage {
                   by.equals("event_id") ? q : null,
                   by.equals("aggregate_id") ? q : null,
                   by.equals("payload") ? q : null,
-                  Pages.PAGE);
+                  Html.PAGE);
     } catch (InvalidInboxArgumentException e) {
       return failed(name, head, reason(e));
     }
@@ -95,8 +95,8 @@ final class SearchPage {
     }
     String summary =
         "<p class=\"summary\" id=\"found\">"
-            + (found.size() == Pages.PAGE
-                ? "the first " + Pages.PAGE + " matches"
+            + (found.size() == Html.PAGE
+                ? "the first " + Html.PAGE + " matches"
                 : found.size() + " message(s)")
             + " with "
             + esc(KEYS.get(by))

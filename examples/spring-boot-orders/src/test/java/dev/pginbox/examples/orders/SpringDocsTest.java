@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every Java snippet of docs/spring-boot.md is code that this project compiles and a test runs:
- * each must appear, token for token, in a source of the example (main or test) or of the starter's
- * tests; every dependency a snippet names is one a project pom uses.
+ * each must appear, token for token, in a source of the example (main or test) or in the tests of
+ * the starter or of inbox-migrations; every dependency a snippet names is one a project pom uses.
  */
 class SpringDocsTest {
 
@@ -64,7 +64,11 @@ class SpringDocsTest {
 
   @Test
   void every_java_snippet_is_compiled_code_of_a_tested_module() throws IOException {
-    String code = sources("examples/spring-boot-orders/src", "inbox-spring-boot-starter/src/test");
+    String code =
+        sources(
+            "examples/spring-boot-orders/src",
+            "inbox-spring-boot-starter/src/test",
+            "inbox-migrations/src/test");
     List<String> missing = new ArrayList<>();
     int java = 0;
     for (String[] block : blocks()) {
