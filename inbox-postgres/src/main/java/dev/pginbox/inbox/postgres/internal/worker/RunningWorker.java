@@ -16,6 +16,7 @@ import dev.pginbox.inbox.postgres.internal.worker.wake.NotificationListener;
 import dev.pginbox.inbox.postgres.internal.worker.wake.WaitingMessages;
 import dev.pginbox.inbox.postgres.internal.worker.wake.Wakeups;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -39,6 +40,11 @@ final class RunningWorker implements RunControl {
 
   /** After the grace period, how long stop waits for the threads whose batches it rolled back. */
   private static final Duration ABORT_WAIT = Duration.ofSeconds(5);
+
+  /**
+   * How long a handler whose statement stop cancelled gets to return before its connection is cut.
+   */
+  private static final Duration CANCEL_WAIT = Duration.ofSeconds(1);
 
   private final WorkerContext ctx;
   private final Consumer<Throwable> onFatal;
@@ -186,15 +192,23 @@ final class RunningWorker implements RunControl {
     for (WorkerConnection wc : connections) {
       wc.abort();
     }
+    List<InFlightBatch> stopped = new ArrayList<>();
     for (InFlightBatch batch : watchdog.inFlight()) {
       if (batch.stop()) {
         LOG.warn(
             "inbox {}: a batch of {} did not finish within the shutdown grace; rolled back",
             ctx.inbox(),
             batch.eventIds().size());
+        stopped.add(batch);
       }
     }
     long abortEnd = System.nanoTime() + ABORT_WAIT.toNanos();
+    if (!stopped.isEmpty()) {
+      // The cancelled handlers get a moment to return, so that their processors roll back on
+      // intact connections (a pool would otherwise find them broken); the rest are cut.
+      threads.joinAll(System.nanoTime() + CANCEL_WAIT.toNanos());
+      stopped.forEach(InFlightBatch::abortIfStuck);
+    }
     List<Thread> all = threads.joinAll(abortEnd);
     watchdog.shutdownNow();
     periodic.finish(abortEnd);

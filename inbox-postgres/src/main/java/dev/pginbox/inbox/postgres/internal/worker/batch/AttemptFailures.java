@@ -13,19 +13,30 @@ final class AttemptFailures {
     this.log = log;
   }
 
-  /** The failed attempt of {@code m}, thrown {@code error} or returned {@code outcome}, logged. */
-  Failure of(InboxMessage m, Throwable error, Outcome outcome) {
+  /**
+   * The failed attempt of {@code m}, thrown {@code error} or returned {@code outcome}, logged
+   * unless {@code batch} was taken away: then the error is the timeout's or the stop's cancel, not
+   * the handler's, and the attempt is not charged as such.
+   */
+  Failure of(InboxMessage m, Throwable error, Outcome outcome, InFlightBatch batch) {
+    boolean log = !batch.takenAway();
     if (error != null) {
-      log.threw(m, error);
+      if (log) {
+        this.log.threw(m, error);
+      }
       return Failure.of(m.eventId(), error);
     }
-    log.returned(m, outcome);
+    if (log) {
+      this.log.returned(m, outcome);
+    }
     return Failure.of(m.eventId(), outcome);
   }
 
   /** A batch handler threw on a part of several messages (nobody charged yet). */
-  void partFailed(int messages, Throwable error) {
-    log.partFailed(messages, error);
+  void partFailed(int messages, Throwable error, InFlightBatch batch) {
+    if (!batch.takenAway()) {
+      log.partFailed(messages, error);
+    }
   }
 
   /** An environmental failure stops the batch: nobody is charged for it. */

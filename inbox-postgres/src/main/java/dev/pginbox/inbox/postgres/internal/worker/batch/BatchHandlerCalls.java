@@ -90,11 +90,12 @@ final class BatchHandlerCalls implements HandlerLoop {
       return endHandledPart(part, result, batch, tally, parts);
     }
     if (part.size() == 1) {
-      boolean ended = batch.endPart(false, List.of(failures.of(part.get(0), error, null)), ids);
+      boolean ended =
+          batch.endPart(false, List.of(failures.of(part.get(0), error, null, batch)), ids);
       tally.hold.failed(part.get(0));
       return ended;
     }
-    failures.partFailed(part.size(), error);
+    failures.partFailed(part.size(), error, batch);
     boolean ended = batch.endPart(false, List.of(), List.of());
     int half = (part.size() + 1) / 2;
     parts.addFirst(part.subList(half, part.size()));
@@ -134,7 +135,7 @@ final class BatchHandlerCalls implements HandlerLoop {
       if (tally.hold.holds(m)) {
         tally.heldBack.add(m.eventId());
       } else if (!outcome.marksProcessed()) {
-        partFailures.add(failures.of(m, null, outcome));
+        partFailures.add(failures.of(m, null, outcome, batch));
         finished.add(m.eventId());
       } else if (doneBehind) {
         again.add(m); // its writes are rolled back with the part's

@@ -218,16 +218,30 @@ public final class InFlightBatch {
     return true;
   }
 
-  /** Stop takes the batch: closes its connection (the server rolls back, nobody is charged). */
+  /**
+   * Stop takes the batch: cancels the handler's statement and interrupts it, and nobody is charged.
+   * A handler that returns leaves the processor to roll the transaction back on an intact
+   * connection, which goes back to the application's pool as it came; for one that does not, see
+   * {@link #abortIfStuck()}.
+   */
   public boolean stop() {
     if (!state.compareAndSet(State.HANDLING, State.STOPPED)) {
       return false;
     }
     store.cancel();
-    store.abort();
     thread.interrupt();
     released();
     return true;
+  }
+
+  /**
+   * After a stop, closes the batch's connection if its processor has still not come back (a handler
+   * that ignores cancel and interruption): the server then rolls the transaction back.
+   */
+  public void abortIfStuck() {
+    if (thread.isAlive()) {
+      store.abort();
+    }
   }
 
   boolean takenAway() {

@@ -57,7 +57,8 @@ final class MessageCalls implements HandlerLoop {
         return true;
       }
       boolean succeeded = error == null && (outcome == null || outcome.marksProcessed());
-      List<Failure> failure = succeeded ? List.of() : List.of(failures.of(m, error, outcome));
+      List<Failure> failure =
+          succeeded ? List.of() : List.of(failures.of(m, error, outcome, batch));
       if (!batch.endPart(succeeded, failure, id)) {
         return false;
       }
