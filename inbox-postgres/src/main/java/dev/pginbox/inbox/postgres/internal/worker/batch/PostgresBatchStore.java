@@ -7,6 +7,7 @@ import dev.pginbox.inbox.postgres.internal.MessageRows;
 import dev.pginbox.inbox.postgres.internal.worker.connection.ServerBound;
 import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
 import dev.pginbox.inbox.postgres.internal.worker.membership.ClaimScope;
+import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,14 +20,26 @@ import java.util.List;
 import org.jdbi.v3.core.Handle;
 
 /**
- * The {@link BatchStore} of PostgreSQL: the worker's statements on the connection of the batch's
- * transaction. The claim also sets the server-side bound of its transaction ({@link ServerBound}).
+ * The batch's storage on PostgreSQL: its transactions on a {@link BatchTransactionBoundary} (the
+ * processor's own connection by default), and in each the worker's statements on the transaction's
+ * connection, prepared once and kept while the boundary hands out the same connection. The claim
+ * also sets the server-side bound of its transaction ({@link ServerBound}).
+ *
+ * <p>One per processor thread. The connection changes only between its thread's transactions; a
+ * batch taken away from the thread (timeout, stop) ends the thread, so whoever ends that batch from
+ * another thread finds the batch's connection here.
  */
-final class PostgresBatchStore implements BatchStore {
+public final class PostgresBatchStore implements BatchStore, BatchTransactions {
 
   private static final String SAVEPOINT = WorkerConnection.PART_SAVEPOINT;
 
-  private final WorkerConnection wc;
+  private final BatchTransactionBoundary boundary;
+
+  /**
+   * The statements on the connection of the current (or last) transaction; null before the first.
+   */
+  private volatile WorkerConnection wc;
+
   private final ClaimScope scope;
   private final String inbox;
 
@@ -36,13 +49,30 @@ final class PostgresBatchStore implements BatchStore {
   private final long maxBatchBytes;
   private final int messagesPerAggregate;
 
-  PostgresBatchStore(WorkerConnection wc, ClaimScope scope, WorkerOptions options) {
-    this.wc = wc;
+  public PostgresBatchStore(
+      BatchTransactionBoundary boundary, ClaimScope scope, WorkerOptions options) {
+    this.boundary = boundary;
     this.scope = scope;
     this.inbox = options.inbox();
     this.serverBound = ServerBound.millis(options.processingTimeout());
     this.maxBatchBytes = options.maxBatchBytes();
     this.messagesPerAggregate = options.messagesPerAggregate();
+  }
+
+  @Override
+  public <T> T inTransaction(Work<T> work) throws SQLException {
+    return boundary.inTransaction(
+        (connection, rollbackOnly) -> work.run(on(connection), rollbackOnly));
+  }
+
+  private BatchStore on(Connection connection) {
+    if (wc == null || !wc.wraps(connection)) {
+      if (wc != null) {
+        wc.close();
+      }
+      wc = WorkerConnection.borrow(connection, inbox);
+    }
+    return this;
   }
 
   @Override
