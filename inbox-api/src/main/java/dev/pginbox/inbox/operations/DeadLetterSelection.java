@@ -1,6 +1,5 @@
 package dev.pginbox.inbox.operations;
 
-import dev.pginbox.inbox.InvalidInboxArgumentException;
 import java.util.List;
 import java.util.Objects;
 
@@ -8,6 +7,10 @@ import java.util.Objects;
  * Which dead letters an operator action touches: given event ids, every dead letter of an event
  * type, or one group of {@link InboxOperations#dlqGroups} (event type and normalised error).
  * Messages that are not dead letters are never touched, whatever the selection.
+ *
+ * <p>A selection is checked when it is made, with the JDK's {@link IllegalArgumentException}: this
+ * package holds the operator's values and depends on nothing of {@code dev.pginbox.inbox}, which
+ * hands it out ({@code Inbox.operations()}).
  *
  * @param eventIds the ids, or null
  * @param eventType the event type (null matches messages without one), when not by ids
@@ -18,16 +21,20 @@ public record DeadLetterSelection(List<String> eventIds, String eventType, Strin
   /** At most this many ids at once (the SQL API's limit). */
   public static final int MAX_IDS = 100_000;
 
+  /**
+   * @throws IllegalArgumentException with ids and an event type or group, or more than {@link
+   *     #MAX_IDS} ids
+   */
   public DeadLetterSelection {
     if (eventIds != null) {
       eventIds = List.copyOf(eventIds);
       if (eventType != null || errorGroup != null) {
-        throw new InvalidInboxArgumentException(
-            "select dead letters by event ids, or by event type and error group, not both", null);
+        throw new IllegalArgumentException(
+            "select dead letters by event ids, or by event type and error group, not both");
       }
       if (eventIds.size() > MAX_IDS) {
-        throw new InvalidInboxArgumentException(
-            "at most " + MAX_IDS + " event ids at once, got " + eventIds.size(), null);
+        throw new IllegalArgumentException(
+            "at most " + MAX_IDS + " event ids at once, got " + eventIds.size());
       }
     }
   }

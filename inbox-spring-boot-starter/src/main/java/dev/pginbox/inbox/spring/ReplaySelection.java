@@ -1,5 +1,6 @@
 package dev.pginbox.inbox.spring;
 
+import dev.pginbox.inbox.operations.DeadLetterSelection;
 import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -51,6 +52,10 @@ record ReplaySelection(@Nullable List<String> eventIds, @Nullable String eventTy
         eventIds.stripLeading().startsWith("[") ? fromJsonArray(eventIds, codec) : split(eventIds);
     if (ids.isEmpty()) {
       throw new InvalidReplayRequest("eventIds is empty: " + EXAMPLE);
+    }
+    if (ids.size() > DeadLetterSelection.MAX_IDS) {
+      throw new InvalidReplayRequest(
+          "at most " + DeadLetterSelection.MAX_IDS + " eventIds at once, got " + ids.size());
     }
     return new ReplaySelection(List.copyOf(ids), null);
   }

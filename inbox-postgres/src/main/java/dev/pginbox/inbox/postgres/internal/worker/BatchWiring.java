@@ -1,12 +1,13 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
-import dev.pginbox.inbox.postgres.internal.worker.batch.BatchClaim;
+import dev.pginbox.inbox.postgres.internal.worker.batch.BatchHandlerCalls;
 import dev.pginbox.inbox.postgres.internal.worker.batch.BatchRunner;
 import dev.pginbox.inbox.postgres.internal.worker.batch.BatchTransactions;
-import dev.pginbox.inbox.postgres.internal.worker.batch.BoundaryTransactions;
 import dev.pginbox.inbox.postgres.internal.worker.batch.HandlerCalls;
 import dev.pginbox.inbox.postgres.internal.worker.batch.HandlerTurns;
+import dev.pginbox.inbox.postgres.internal.worker.batch.MessageCalls;
 import dev.pginbox.inbox.postgres.internal.worker.batch.OutcomeRecorder;
+import dev.pginbox.inbox.postgres.internal.worker.batch.PostgresBatchStore;
 import dev.pginbox.inbox.postgres.internal.worker.batch.Suspects;
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 
@@ -16,8 +17,8 @@ final class BatchWiring {
   private BatchWiring() {}
 
   /** The batch's transactions on {@code boundary}: one per processor thread. */
-  static BoundaryTransactions transactions(WorkerContext ctx, BatchTransactionBoundary boundary) {
-    return new BoundaryTransactions(boundary, ctx.scope(), ctx.options());
+  static PostgresBatchStore transactions(WorkerContext ctx, BatchTransactionBoundary boundary) {
+    return new PostgresBatchStore(boundary, ctx.scope(), ctx.options());
   }
 
   /**
@@ -34,7 +35,8 @@ final class BatchWiring {
     return new BatchRunner(
         ctx.options(),
         transactions,
-        new BatchClaim(ctx.scope(), ctx.options(), waitsForHeldHeads),
+        ctx.scope(),
+        waitsForHeldHeads,
         handlerCalls(ctx, suspects),
         recorder,
         suspects,
@@ -46,20 +48,20 @@ final class BatchWiring {
     // With a boundary the handler may write through its framework, around unwrap: every part's
     // savepoint is set before the handler runs.
     boolean eagerSavepoints = ctx.given().boundary() != null;
-    int perAggregate = ctx.options().messagesPerAggregate();
+    boolean aggregateRuns = ctx.options().messagesPerAggregate() > 1;
     return ctx.given().messageHandler() != null
-        ? HandlerCalls.of(
+        ? new MessageCalls(
             ctx.given().messageHandler(),
             ctx.events(),
             ctx.failures(),
             eagerSavepoints,
-            perAggregate)
-        : HandlerCalls.of(
+            aggregateRuns)
+        : new BatchHandlerCalls(
             ctx.given().batchHandler(),
             ctx.events(),
             ctx.failures(),
             suspects,
             eagerSavepoints,
-            perAggregate);
+            aggregateRuns);
   }
 }

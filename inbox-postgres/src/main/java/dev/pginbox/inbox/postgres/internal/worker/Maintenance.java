@@ -1,9 +1,10 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
+import dev.pginbox.inbox.postgres.internal.worker.connection.NamedStatement;
 import dev.pginbox.inbox.postgres.internal.worker.connection.SqlStates;
 import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerSql;
 import dev.pginbox.inbox.postgres.internal.worker.membership.Announcement;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -49,8 +50,8 @@ final class Maintenance {
 
   void refreshGauges() {
     try {
-      PreparedStatement ps = connection().statement("pending_gauges");
-      ps.setString(1, ctx.inbox());
+      NamedStatement ps =
+          connection().statement(WorkerSql.PENDING_GAUGES).setString("inbox", ctx.inbox());
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         ctx.events().pending(rs.getLong(1), rs.getDouble(2));
@@ -59,24 +60,26 @@ final class Maintenance {
     } catch (SQLException | RuntimeException e) {
       failed("refreshing the pending gauges", e);
     }
-    announce("announce", announcement);
+    announce(WorkerSql.ANNOUNCE, announcement);
   }
 
   /** Tells the worker registry (inbox.inbox_workers) that this worker stops. */
   void announceStopped() {
-    announce("stopped", null);
+    announce(WorkerSql.STOPPED, null);
   }
 
-  private void announce(String statement, String details) {
+  private void announce(WorkerSql statement, String details) {
     if (announceMissing) {
       return;
     }
     try {
-      PreparedStatement ps = connection().statement(statement);
-      ps.setString(1, ctx.inbox());
-      ps.setString(2, ctx.config().workerId());
+      NamedStatement ps =
+          connection()
+              .statement(statement)
+              .setString("inbox", ctx.inbox())
+              .setString("workerId", ctx.config().workerId());
       if (details != null) {
-        ps.setString(3, details);
+        ps.setString("details", details);
       }
       ps.execute();
       wc.connection().commit();
@@ -104,9 +107,11 @@ final class Maintenance {
       return;
     }
     try {
-      PreparedStatement ps = connection().statement("peers");
-      ps.setString(1, ctx.inbox());
-      ps.setString(2, ctx.config().workerId());
+      NamedStatement ps =
+          connection()
+              .statement(WorkerSql.PEERS)
+              .setString("inbox", ctx.inbox())
+              .setString("workerId", ctx.config().workerId());
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         int rank = rs.getInt(1);
@@ -144,9 +149,11 @@ final class Maintenance {
     long total = 0;
     try {
       for (int i = 0; i < MAX_BATCHES_PER_SWEEP; i++) {
-        PreparedStatement ps = connection().statement("purge");
-        ps.setString(1, ctx.inbox());
-        ps.setInt(2, ctx.config().retentionBatchSize());
+        NamedStatement ps =
+            connection()
+                .statement(WorkerSql.PURGE)
+                .setString("inbox", ctx.inbox())
+                .setInt("batchSize", ctx.config().retentionBatchSize());
         String json;
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();

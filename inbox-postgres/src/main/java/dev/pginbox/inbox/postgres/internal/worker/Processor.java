@@ -2,11 +2,11 @@ package dev.pginbox.inbox.postgres.internal.worker;
 
 import dev.pginbox.inbox.postgres.internal.worker.batch.BatchOutcome;
 import dev.pginbox.inbox.postgres.internal.worker.batch.BatchRunner;
-import dev.pginbox.inbox.postgres.internal.worker.batch.BoundaryTransactions;
 import dev.pginbox.inbox.postgres.internal.worker.batch.ClaimLimit;
 import dev.pginbox.inbox.postgres.internal.worker.batch.HandlerTurns;
 import dev.pginbox.inbox.postgres.internal.worker.batch.InFlightBatch;
 import dev.pginbox.inbox.postgres.internal.worker.batch.OutcomeRecorder;
+import dev.pginbox.inbox.postgres.internal.worker.batch.PostgresBatchStore;
 import dev.pginbox.inbox.postgres.internal.worker.batch.Suspects;
 import dev.pginbox.inbox.postgres.internal.worker.batch.TimeoutRecovery;
 import dev.pginbox.inbox.postgres.internal.worker.batch.UnreadableMessage;
@@ -83,7 +83,7 @@ final class Processor implements Runnable {
             ? new DedicatedConnection(
                 ctx.jdbi(), ctx.inbox(), ctx.options().processingTimeout(), connection)
             : null;
-    BoundaryTransactions transactions =
+    PostgresBatchStore transactions =
         BatchWiring.transactions(ctx, boundary != null ? boundary : ownConnection);
     this.runner =
         BatchWiring.runner(

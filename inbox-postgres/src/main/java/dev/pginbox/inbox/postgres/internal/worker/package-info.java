@@ -30,17 +30,22 @@
  *  coordinator thread  Coordinator: WaitingMessages.count, batching rule ─────────┤
  *                                                              ClaimQueue.offer(order)
  *  processor thread    Processor: ClaimQueue.next ─▶ ClaimPermits.acquire
- *                        BatchRunner.run, in BoundaryTransactions.inTransaction
+ *                        BatchRunner.run, in PostgresBatchStore.inTransaction
  *                        (DedicatedConnection unless the application set a boundary):
- *                          BatchClaim ─▶ PostgresBatchStore.claim (lock + mark processed)
+ *                          BatchRunner.claim ─▶ PostgresBatchStore.claim (lock + mark processed)
  *                          claim ahead: HandlerTurns.await
- *                          HandlerCalls: handler per part, InFlightBatch: savepoints ◀── Watchdog
+ *                          MessageCalls | BatchHandlerCalls: handler per part,
+ *                            InFlightBatch: savepoints, the handler's transaction ◀── Watchdog
  *                          OutcomeRecorder: record_failures (one statement)    (timer thread)
  *                        commit ─▶ BatchOutcome ─▶ ClaimQueue.done ─▶ Wakeups
  *  timer thread        Watchdog: part past the processing timeout ─▶ InFlightBatch.timeOut
  *  replacement         TimeoutRecovery: on the batch's connection, rollback to the
  *  processor thread    savepoint, record, release the rest, commit; then it carries on
  * </pre>
+ *
+ * <p>Ten classes on that path when any waiting message makes a batch: NotificationListener,
+ * ClaimQueue, Processor, BatchRunner, DedicatedConnection, PostgresBatchStore, WorkerConnection,
+ * MessageCalls or BatchHandlerCalls, InFlightBatch, OutcomeRecorder.
  *
  * <p>Dependencies point down: this package wires the roles; {@code wake} and {@code batch} never
  * use each other; {@code membership} uses {@code connection}; {@code connection} uses only {@code

@@ -17,7 +17,7 @@ import java.util.List;
  * smaller ones, see {@link Suspects}); a part it throws on is rolled back and handed over again in
  * halves, down to single messages, and only a message that fails alone is charged.
  */
-final class BatchHandlerCalls implements HandlerLoop {
+public final class BatchHandlerCalls implements HandlerCalls {
 
   private final BatchHandler handler;
   private final WorkerEvents events;
@@ -26,23 +26,34 @@ final class BatchHandlerCalls implements HandlerLoop {
   private final boolean eagerSavepoints;
   private final boolean aggregateRuns;
 
-  BatchHandlerCalls(
+  /** As {@link MessageCalls#MessageCalls}, for a batch handler. */
+  public BatchHandlerCalls(
       BatchHandler handler,
       WorkerEvents events,
-      AttemptFailures failures,
+      FailureLog failures,
       Suspects suspects,
       boolean eagerSavepoints,
       boolean aggregateRuns) {
     this.handler = handler;
     this.events = events;
-    this.failures = failures;
+    this.failures = new AttemptFailures(failures);
     this.suspects = suspects;
     this.eagerSavepoints = eagerSavepoints;
     this.aggregateRuns = aggregateRuns;
   }
 
   @Override
-  public boolean handle(List<InboxMessage> messages, InFlightBatch batch, Tally tally)
+  public Handled handle(List<InboxMessage> messages, InFlightBatch batch) throws SQLException {
+    Tally tally = new Tally(messages, aggregateRuns);
+    try {
+      return tally.handled(inParts(messages, batch, tally), batch);
+    } catch (HandlerAbortException e) {
+      return Handled.abortedBy(e);
+    }
+  }
+
+  /** The handler over the batch in parts; false when the batch was taken away meanwhile. */
+  private boolean inParts(List<InboxMessage> messages, InFlightBatch batch, Tally tally)
       throws SQLException {
     Deque<List<InboxMessage>> parts = new ArrayDeque<>(suspects.parts(messages, aggregateRuns));
     while (!parts.isEmpty()) {
@@ -58,7 +69,7 @@ final class BatchHandlerCalls implements HandlerLoop {
       Throwable error = null;
       long start = System.nanoTime();
       try {
-        result = handler.handle(List.copyOf(part), new PartTransaction(batch));
+        result = handler.handle(List.copyOf(part), batch);
       } catch (HandlerAbortException e) {
         throw e;
       } catch (Exception | OutOfMemoryError | StackOverflowError e) {

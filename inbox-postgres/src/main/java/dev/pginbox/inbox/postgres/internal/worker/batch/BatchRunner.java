@@ -1,28 +1,39 @@
 package dev.pginbox.inbox.postgres.internal.worker.batch;
 
-import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.WorkerListener.DispatchReason;
 import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.internal.worker.connection.ServerBound;
 import dev.pginbox.inbox.postgres.internal.worker.events.WorkerEvents;
+import dev.pginbox.inbox.postgres.internal.worker.membership.ClaimScope;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one batch in one transaction: claim ({@link BatchClaim}), wait for a handler turn (claim
- * ahead only, {@link HandlerTurns}), the handler ({@link HandlerCalls}), the outcome recorded
- * ({@link OutcomeRecorder}), commit; and says how it ended as a {@link BatchOutcome}. An exception
- * that ends the transaction is read by {@link TransactionErrors}; a commit that several messages
- * broke is retried here in halves. On the success path that is two round trips per batch whatever
- * its size, the claim and the commit, plus the handler's own statements. One per processor thread.
+ * Runs one batch in one transaction: claim, wait for a handler turn (claim ahead only, {@link
+ * HandlerTurns}), the handler ({@link HandlerCalls}), the outcome recorded ({@link
+ * OutcomeRecorder}), commit; and says how it ended as a {@link BatchOutcome}. An exception that
+ * ends the transaction is read by {@link TransactionErrors}; a commit that several messages broke
+ * is retried here in halves. On the success path that is two round trips per batch whatever its
+ * size, the claim and the commit, plus the handler's own statements. One per processor thread: the
+ * claim's counters below are that thread's.
  */
 public final class BatchRunner {
 
   private static final Logger LOG = LoggerFactory.getLogger(BatchRunner.class);
+
+  /**
+   * A worker that prefers a share of an ordered inbox's buckets ({@link
+   * ClaimScope#preferredOrClaimable}) asks the whole inbox in every n-th claim: the buckets no live
+   * worker prefers (a worker that died and is still listed as live, a change in the number of
+   * workers not seen by all yet) get that share of every worker's claims, oldest heads first.
+   */
+  static final int WHOLE_INBOX_EVERY = 8;
+
+  /** A bound on the wait for a held head whatever the poll interval: stop is not held up. */
+  private static final long MAX_HEAD_WAIT_MILLIS = 1_000;
 
   /** The processor's side of a running batch: its reservation and its processing timeout. */
   public interface Tracker {
@@ -35,10 +46,13 @@ public final class BatchRunner {
   /** What one transaction is asked for: see {@link #run}. */
   private record Request(DispatchReason reason, int minimum, int limit, Tracker tracker) {}
 
-  private final String inbox;
-  private final int batchSize;
+  /** What a claim got, from which scope, and whether it set the first part's savepoint. */
+  private record Claimed(
+      List<InboxMessage> messages, ClaimScope.Claimable scope, boolean savepointSet) {}
+
+  private final WorkerOptions options;
   private final BatchTransactions transactions;
-  private final BatchClaim claim;
+  private final ClaimScope scope;
   private final HandlerCalls handlerCalls;
   private final OutcomeRecorder recorder;
   private final Suspects suspects;
@@ -49,37 +63,52 @@ public final class BatchRunner {
   private final HandlerTurns turns;
 
   /**
-   * The longest a claimed batch waits for a handler turn: halfway between the processing timeout
-   * (by which the batch holding the turn is taken away; ending it takes a moment more) and the
-   * server's bound on an idle transaction ({@link ServerBound}), which would end this one.
+   * The longest an empty claim waits for a held aggregate head: the poll interval, at most {@link
+   * #MAX_HEAD_WAIT_MILLIS}; 0 for a runner that must not wait (runOnce).
    */
-  private final long turnWaitNanos;
+  private final int headWaitMillis;
 
-  /** How long a timed-out batch's thread waits for its replacement to be done with the batch. */
-  private final long releaseWaitNanos;
+  /** Claims made, for {@link #WHOLE_INBOX_EVERY}. */
+  private long claims;
 
+  /** Batches kept (claimed and not given back): every n-th skips the top priority. */
+  private long kept;
+
+  /**
+   * Whether the next claim sets the savepoint of the handler's first part in its round trip: while
+   * the handler's last batch asked for the transaction (with a boundary every part does: its
+   * savepoint is set before the handler runs). A handler that never touches the database pays
+   * nothing for it; one that does pays no round trip of its own for its first savepoint.
+   */
+  private boolean claimSetsSavepoint = true;
+
+  /**
+   * {@code waitsForHeldHeads}: an empty claim may wait for a head another worker holds (not for
+   * runOnce); {@code turns}: the run's handler turns (null: none).
+   */
   public BatchRunner(
       WorkerOptions options,
       BatchTransactions transactions,
-      BatchClaim claim,
+      ClaimScope scope,
+      boolean waitsForHeldHeads,
       HandlerCalls handlerCalls,
       OutcomeRecorder recorder,
       Suspects suspects,
       WorkerEvents events,
       HandlerTurns turns) {
-    this.inbox = options.inbox();
-    this.batchSize = options.batchSize();
+    this.options = options;
     this.transactions = transactions;
-    this.claim = claim;
+    this.scope = scope;
     this.handlerCalls = handlerCalls;
     this.recorder = recorder;
     this.suspects = suspects;
     this.events = events;
-    this.errors = new TransactionErrors(inbox, transactions, recorder);
+    this.errors = new TransactionErrors(options.inbox(), transactions, recorder);
     this.turns = turns;
-    Duration timeout = options.processingTimeout();
-    this.turnWaitNanos = timeout.plus(ServerBound.of(timeout)).dividedBy(2).toNanos();
-    this.releaseWaitNanos = ServerBound.of(timeout).toNanos();
+    this.headWaitMillis =
+        waitsForHeldHeads
+            ? (int) Math.max(1, Math.min(MAX_HEAD_WAIT_MILLIS, options.pollInterval().toMillis()))
+            : 0;
   }
 
   /**
@@ -93,7 +122,7 @@ public final class BatchRunner {
       LOG.warn(
           "inbox {}: committing a batch of {} failed; claiming smaller batches, down to one"
               + " message, to find the message that breaks the commit",
-          inbox,
+          options.inbox(),
           outcome.claimed(),
           outcome.cause());
     }
@@ -132,12 +161,14 @@ public final class BatchRunner {
       BatchStore store, Runnable rollbackOnly, Request request, Attempt attempt)
       throws SQLException {
     attempt.store = store;
-    BatchClaim.Claimed claimed = claim.claim(store, request.limit());
+    Claimed claimed = claim(store, request.limit());
     List<InboxMessage> messages = claimed.messages();
     if (messages.size() < Math.max(request.minimum(), 1)) { // none, or short of the minimum
       return giveBack(store, rollbackOnly, claimed, request.tracker());
     }
-    attempt.turn = awaitTurn(store);
+    // Claimed ahead: the handler starts once the batch before it has ended (see HandlerTurns).
+    attempt.turn =
+        turns == null ? null : turns.await(options.processingTimeout(), store::blocksOthers);
     if (turns != null && attempt.turn == null) { // stopping, stuck or in the way: give it back
       request.tracker().claimed(0);
       rollbackOnly.run();
@@ -152,47 +183,74 @@ public final class BatchRunner {
       return ended;
     }
     attempt.handled = true;
-    record(store, batch, handled);
+    recorder.record(store, handled.failures());
+    if (!handled.heldBack().isEmpty()) { // given back uncharged, behind a failure
+      store.releaseClaimed(handled.heldBack());
+    }
+    suspects.committed(batch.eventIds(), handled.failures());
     attempt.processed = handled.processed();
     attempt.skipped = handled.skipped();
     return BatchOutcome.committed(messages.size());
   }
 
   /**
-   * None claimed, or fewer than the minimum: given back. Holding nothing, wait for a head another
-   * worker holds (ordered inboxes only), in the buckets the worker believes it leases: a lease lost
-   * meanwhile costs at most a claim.
+   * Claims up to {@code limit} messages: the preferred buckets first (a worker's share of an
+   * ordered inbox; every {@value #WHOLE_INBOX_EVERY}th claim the whole inbox), then the rest; the
+   * handler's first savepoint in the same round trip while the handler uses the transaction; every
+   * {@code lowerPriorityEvery}th kept batch from the priorities below the top.
+   */
+  private Claimed claim(BatchStore store, int limit) throws SQLException {
+    ClaimScope.Claimable all = scope.claimable();
+    boolean savepoint = claimSetsSavepoint;
+    ClaimScope.Claimable first =
+        ++claims % WHOLE_INBOX_EVERY == 0 ? all : scope.preferredOrClaimable();
+    // Counted in kept batches: a claim given back (short of its minimum) keeps the turn.
+    int every = options.lowerPriorityEvery();
+    boolean lowerPriority = every > 0 && (kept + 1) % every == 0;
+    List<InboxMessage> messages =
+        all.nothing()
+            ? List.of()
+            : store.claim(new BatchStore.Claim(limit, first, savepoint, lowerPriority));
+    if (messages.isEmpty() && first != all) {
+      // Nothing claimable in the preferred buckets: the rest of the inbox, in the same transaction.
+      messages = store.claim(new BatchStore.Claim(limit, all, savepoint, lowerPriority));
+    }
+    return new Claimed(messages, all, savepoint);
+  }
+
+  /**
+   * None claimed, or fewer than the minimum: given back. After an empty claim on an ordered inbox
+   * the heads may only be held by other workers' open batches: holding nothing, wait (at most a
+   * poll interval, the time the worker would otherwise sleep, and 1 s) until the first one is
+   * released, so this worker claims its successor at once and workers that wake together share the
+   * heads (docs/performance.md, "Ordered claim"). It waits in the buckets the worker believes it
+   * leases: a lease lost meanwhile costs at most a claim.
    */
   private BatchOutcome giveBack(
-      BatchStore store, Runnable rollbackOnly, BatchClaim.Claimed claimed, Tracker tracker)
+      BatchStore store, Runnable rollbackOnly, Claimed claimed, Tracker tracker)
       throws SQLException {
     tracker.claimed(0);
-    boolean released = claimed.messages().isEmpty() && claim.awaitHeldHead(store, claimed.scope());
+    boolean released =
+        claimed.messages().isEmpty()
+            && headWaitMillis > 0
+            && !claimed.scope().nothing()
+            && store.awaitHeldHead(claimed.scope(), headWaitMillis);
     rollbackOnly.run();
     return released ? BatchOutcome.headReleased() : BatchOutcome.empty();
   }
 
-  /**
-   * Claimed ahead: the handler starts once the batch before it has ended. Meanwhile this batch only
-   * holds its messages' locks, and gives them back when a session waits for one: the batch in hand
-   * may be that session (its handler writes a message this batch holds, for one), and would
-   * otherwise wait for the batch that waits for it until the processing timeout. Null without claim
-   * ahead, or when no turn came.
-   */
-  private HandlerTurns.Turn awaitTurn(BatchStore store) throws SQLException {
-    return turns == null ? null : turns.await(turnWaitNanos, store::blocksOthers);
-  }
-
   /** The batch is kept: reserved, reported, and in flight from now on. */
   private InFlightBatch dispatch(
-      BatchStore store, BatchClaim.Claimed claimed, Request request, HandlerTurns.Turn turn) {
+      BatchStore store, Claimed claimed, Request request, HandlerTurns.Turn turn) {
     List<InboxMessage> messages = claimed.messages();
-    claim.kept();
+    kept++;
     request.tracker().claimed(messages.size());
     DispatchReason reason =
         request.reason() != null
             ? request.reason()
-            : messages.size() >= batchSize ? DispatchReason.MAX_REACHED : DispatchReason.TIMEOUT;
+            : messages.size() >= options.batchSize()
+                ? DispatchReason.MAX_REACHED
+                : DispatchReason.TIMEOUT;
     events.dispatched(messages.size(), reason);
     return new InFlightBatch(
         InFlightBatch.idsOf(messages), store, Thread.currentThread(), claimed.savepointSet(), turn);
@@ -204,11 +262,9 @@ public final class BatchRunner {
     Runnable unwatch = tracker.watch(batch);
     try {
       return handlerCalls.handle(messages, batch);
-    } catch (HandlerAbortException e) {
-      return HandlerCalls.Handled.abortedBy(e);
     } finally {
       unwatch.run();
-      claim.handlerTouched(batch.touched());
+      claimSetsSavepoint = batch.touched();
     }
   }
 
@@ -221,14 +277,14 @@ public final class BatchRunner {
     if (handled.takenAway() || !batch.finish()) {
       // Wait until the taker is done with the connection, then let the boundary end a transaction
       // that is already over.
-      batch.awaitReleased(releaseWaitNanos);
+      batch.awaitReleased(ServerBound.of(options.processingTimeout()).toNanos());
       rollbackOnly.run();
       return BatchOutcome.takenAway(batch);
     }
     if (handled.aborted() != null) {
       LOG.error(
           "inbox {}: handler aborted; the batch is rolled back and the worker stops",
-          inbox,
+          options.inbox(),
           handled.aborted());
       rollbackOnly.run();
       return BatchOutcome.handlerAborted(claimed, handled.aborted());
@@ -238,15 +294,5 @@ public final class BatchRunner {
       return BatchOutcome.refused(claimed, handled.refused());
     }
     return null;
-  }
-
-  /** The failures recorded, the messages held back given back, the suspects cleared. */
-  private void record(BatchStore store, InFlightBatch batch, HandlerCalls.Handled handled)
-      throws SQLException {
-    recorder.record(store, handled.failures());
-    if (!handled.heldBack().isEmpty()) {
-      store.releaseClaimed(handled.heldBack());
-    }
-    suspects.committed(batch.eventIds(), handled.failures());
   }
 }

@@ -4,7 +4,7 @@ import java.sql.SQLException;
 
 /**
  * Runs a batch's work in one transaction and ends it: commit, or rollback when the work asked for
- * it or threw. {@link BoundaryTransactions} is the real one, on a {@code BatchTransactionBoundary}.
+ * it or threw. {@link PostgresBatchStore} is the real one, on a {@code BatchTransactionBoundary}.
  */
 public interface BatchTransactions {
 

@@ -1,16 +1,13 @@
 package dev.pginbox.inbox.postgres.internal.worker.batch;
 
-import dev.pginbox.inbox.BatchHandler;
 import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxMessage;
-import dev.pginbox.inbox.MessageHandler;
-import dev.pginbox.inbox.postgres.internal.worker.events.WorkerEvents;
 import java.sql.SQLException;
 import java.util.List;
 
 /**
  * Hands a claimed batch to the application's handler, part by part, each part in a savepoint of the
- * batch's transaction (see {@link InFlightBatch}):
+ * batch's transaction (see {@link InFlightBatch}, which is the transaction the handler gets):
  *
  * <ul>
  *   <li>a message handler gets one message per part ({@link MessageCalls}); a failure undoes that
@@ -26,7 +23,7 @@ import java.util.List;
  * aggregate are not kept but given back to the queue uncharged ({@link Handled#heldBack}), so they
  * follow the failed one when it is retried.
  */
-public final class HandlerCalls {
+public interface HandlerCalls {
 
   /**
    * What the handler made of the batch; {@code takenAway}: it timed out or the worker stopped;
@@ -53,66 +50,6 @@ public final class HandlerCalls {
     }
   }
 
-  private final HandlerLoop calls;
-  private final boolean aggregateRuns;
-
-  private HandlerCalls(HandlerLoop calls, boolean aggregateRuns) {
-    this.calls = calls;
-    this.aggregateRuns = aggregateRuns;
-  }
-
-  /**
-   * {@code eagerSavepoints}: set each part's savepoint before the handler runs (with a boundary the
-   * handler may write around unwrap); {@code messagesPerAggregate} over one: a failure holds back
-   * the later messages of its aggregate.
-   */
-  public static HandlerCalls of(
-      MessageHandler handler,
-      WorkerEvents events,
-      FailureLog failures,
-      boolean eagerSavepoints,
-      int messagesPerAggregate) {
-    return new HandlerCalls(
-        new MessageCalls(handler, events, new AttemptFailures(failures), eagerSavepoints),
-        messagesPerAggregate > 1);
-  }
-
-  /**
-   * As {@link #of(MessageHandler, WorkerEvents, FailureLog, boolean, int)}, for a batch handler.
-   */
-  public static HandlerCalls of(
-      BatchHandler handler,
-      WorkerEvents events,
-      FailureLog failures,
-      Suspects suspects,
-      boolean eagerSavepoints,
-      int messagesPerAggregate) {
-    boolean aggregateRuns = messagesPerAggregate > 1;
-    return new HandlerCalls(
-        new BatchHandlerCalls(
-            handler,
-            events,
-            new AttemptFailures(failures),
-            suspects,
-            eagerSavepoints,
-            aggregateRuns),
-        aggregateRuns);
-  }
-
-  /** Runs the handler over the batch; HandlerAbortException goes up. */
-  Handled handle(List<InboxMessage> messages, InFlightBatch batch) throws SQLException {
-    Tally tally = new Tally(new AggregateHold(messages, aggregateRuns));
-    boolean complete = calls.handle(messages, batch, tally);
-    if (tally.refused != null) {
-      return Handled.refusedBy(tally.refused);
-    }
-    return new Handled(
-        !complete,
-        null,
-        null,
-        complete ? batch.failures() : List.of(),
-        complete ? tally.heldBack : List.of(),
-        tally.processed,
-        tally.skipped);
-  }
+  /** Runs the handler over the batch, part by part in {@code batch}'s savepoints. */
+  Handled handle(List<InboxMessage> messages, InFlightBatch batch) throws SQLException;
 }

@@ -1,6 +1,8 @@
 package dev.pginbox.inbox.postgres.internal.worker.batch;
 
+import dev.pginbox.inbox.postgres.internal.worker.connection.ServerBound;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,11 +45,19 @@ public final class HandlerTurns {
   }
 
   /**
-   * Waits for a turn, at most {@code maxWaitNanos}; null when none came by then, the run is
-   * stopping or {@code stepAside} says so (the caller gives its batch back). An interrupt counts as
-   * stopping, and stays set.
+   * Waits for a turn; null when none came in time, the run is stopping or {@code stepAside} says so
+   * (the caller gives its batch back). Meanwhile the batch only holds its messages' locks, and
+   * gives them back when a session waits for one: the batch in hand may be that session (its
+   * handler writes a message this batch holds, for one), and would otherwise wait for the batch
+   * that waits for it until the processing timeout. An interrupt counts as stopping, and stays set.
+   *
+   * <p>The longest wait is halfway between the processing timeout (by which the batch holding the
+   * turn is taken away; ending it takes a moment more) and the server's bound on an idle
+   * transaction ({@link ServerBound}), which would end this one.
    */
-  Turn await(long maxWaitNanos, StepAside stepAside) throws SQLException {
+  Turn await(Duration processingTimeout, StepAside stepAside) throws SQLException {
+    long maxWaitNanos =
+        processingTimeout.plus(ServerBound.of(processingTimeout)).dividedBy(2).toNanos();
     long deadline = System.nanoTime() + maxWaitNanos;
     try {
       while (!stopping.getAsBoolean()) {

@@ -2,6 +2,7 @@ package dev.pginbox.inbox.postgres.internal.worker.batch;
 
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.InboxTransaction;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -21,9 +22,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * the processor on the batch's connection happens under this object's lock and only while the batch
  * is still its own, so the replacement that ends a timed-out batch sees a consistent picture and
  * has the connection to itself (except for what the stuck handler does, which the savepoint
- * undoes).
+ * undoes). It is also the transaction the handler gets for each part ({@link #unwrap}).
  */
-public final class InFlightBatch {
+public final class InFlightBatch implements InboxTransaction {
 
   /** Where the part savepoint stands. */
   private enum Savepoint {
@@ -100,10 +101,26 @@ public final class InFlightBatch {
   }
 
   /**
-   * Before the handler's first write in a part (see {@link PartTransaction}): makes sure the
-   * savepoint marks the start of the part. After a claim that set it, after a part that was rolled
-   * back and after parts that wrote nothing, it does already: no round trip. After a part whose
-   * writes were kept, the old savepoint is released and a new one set in one round trip.
+   * The running part's transaction, its savepoint made sure of at the first unwrap: with the
+   * worker's own connections every write goes through here, so a part that never touches the
+   * database needs no savepoint (with a boundary it is set before the part begins instead).
+   */
+  @Override
+  public <T> T unwrap(Class<T> type) {
+    T target = store.unwrap(type);
+    try {
+      ensureSavepoint();
+    } catch (SQLException e) {
+      throw new InboxException("cannot set the savepoint of the handler's work", null, e);
+    }
+    return target;
+  }
+
+  /**
+   * Before the handler's first write in a part (see {@link #unwrap}): makes sure the savepoint
+   * marks the start of the part. After a claim that set it, after a part that was rolled back and
+   * after parts that wrote nothing, it does already: no round trip. After a part whose writes were
+   * kept, the old savepoint is released and a new one set in one round trip.
    */
   synchronized void ensureSavepoint() throws SQLException {
     if (takenAway()) {

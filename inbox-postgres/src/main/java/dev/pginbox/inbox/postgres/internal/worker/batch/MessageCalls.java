@@ -9,26 +9,44 @@ import java.sql.SQLException;
 import java.util.List;
 
 /** A message handler over a batch: one message per part, a failure charged to it alone. */
-final class MessageCalls implements HandlerLoop {
+public final class MessageCalls implements HandlerCalls {
 
   private final MessageHandler handler;
   private final WorkerEvents events;
   private final AttemptFailures failures;
   private final boolean eagerSavepoints;
+  private final boolean aggregateRuns;
 
-  MessageCalls(
+  /**
+   * {@code eagerSavepoints}: set each part's savepoint before the handler runs (with a boundary the
+   * handler may write around unwrap); {@code aggregateRuns} (several messages of an aggregate per
+   * batch): a failure holds back the later messages of its aggregate.
+   */
+  public MessageCalls(
       MessageHandler handler,
       WorkerEvents events,
-      AttemptFailures failures,
-      boolean eagerSavepoints) {
+      FailureLog failures,
+      boolean eagerSavepoints,
+      boolean aggregateRuns) {
     this.handler = handler;
     this.events = events;
-    this.failures = failures;
+    this.failures = new AttemptFailures(failures);
     this.eagerSavepoints = eagerSavepoints;
+    this.aggregateRuns = aggregateRuns;
   }
 
   @Override
-  public boolean handle(List<InboxMessage> messages, InFlightBatch batch, Tally tally)
+  public Handled handle(List<InboxMessage> messages, InFlightBatch batch) throws SQLException {
+    Tally tally = new Tally(messages, aggregateRuns);
+    try {
+      return tally.handled(eachMessage(messages, batch, tally), batch);
+    } catch (HandlerAbortException e) {
+      return Handled.abortedBy(e);
+    }
+  }
+
+  /** The handler over each message; false when the batch was taken away meanwhile. */
+  private boolean eachMessage(List<InboxMessage> messages, InFlightBatch batch, Tally tally)
       throws SQLException {
     for (InboxMessage m : messages) {
       if (tally.hold.holds(m)) {
@@ -43,7 +61,7 @@ final class MessageCalls implements HandlerLoop {
       Throwable error = null;
       long start = System.nanoTime();
       try {
-        outcome = handler.handle(m, new PartTransaction(batch));
+        outcome = handler.handle(m, batch);
       } catch (HandlerAbortException e) {
         throw e;
       } catch (Exception | OutOfMemoryError | StackOverflowError e) {

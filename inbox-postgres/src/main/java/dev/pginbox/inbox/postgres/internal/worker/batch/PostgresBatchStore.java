@@ -4,29 +4,42 @@ import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.internal.MessageRows;
+import dev.pginbox.inbox.postgres.internal.worker.connection.NamedStatement;
 import dev.pginbox.inbox.postgres.internal.worker.connection.ServerBound;
 import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerSql;
 import dev.pginbox.inbox.postgres.internal.worker.membership.ClaimScope;
-import dev.pginbox.inbox.postgres.sql.SqlFiles;
+import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
 
 /**
- * The {@link BatchStore} of PostgreSQL: the worker's statements on the connection of the batch's
- * transaction. The claim also sets the server-side bound of its transaction ({@link ServerBound}).
+ * The batch's storage on PostgreSQL: its transactions on a {@link BatchTransactionBoundary} (the
+ * processor's own connection by default), and in each the worker's statements on the transaction's
+ * connection, prepared once and kept while the boundary hands out the same connection. The claim
+ * also sets the server-side bound of its transaction ({@link ServerBound}).
+ *
+ * <p>One per processor thread. The connection changes only between its thread's transactions; a
+ * batch taken away from the thread (timeout, stop) ends the thread, so whoever ends that batch from
+ * another thread finds the batch's connection here.
  */
-final class PostgresBatchStore implements BatchStore {
+public final class PostgresBatchStore implements BatchStore, BatchTransactions {
 
   private static final String SAVEPOINT = WorkerConnection.PART_SAVEPOINT;
 
-  private final WorkerConnection wc;
+  private final BatchTransactionBoundary boundary;
+
+  /**
+   * The statements on the connection of the current (or last) transaction; null before the first.
+   */
+  private volatile WorkerConnection wc;
+
   private final ClaimScope scope;
   private final String inbox;
 
@@ -36,8 +49,9 @@ final class PostgresBatchStore implements BatchStore {
   private final long maxBatchBytes;
   private final int messagesPerAggregate;
 
-  PostgresBatchStore(WorkerConnection wc, ClaimScope scope, WorkerOptions options) {
-    this.wc = wc;
+  public PostgresBatchStore(
+      BatchTransactionBoundary boundary, ClaimScope scope, WorkerOptions options) {
+    this.boundary = boundary;
     this.scope = scope;
     this.inbox = options.inbox();
     this.serverBound = ServerBound.millis(options.processingTimeout());
@@ -46,41 +60,51 @@ final class PostgresBatchStore implements BatchStore {
   }
 
   @Override
+  public <T> T inTransaction(Work<T> work) throws SQLException {
+    return boundary.inTransaction(
+        (connection, rollbackOnly) -> work.run(on(connection), rollbackOnly));
+  }
+
+  private BatchStore on(Connection connection) {
+    if (wc == null || !wc.wraps(connection)) {
+      if (wc != null) {
+        wc.close();
+      }
+      wc = WorkerConnection.borrow(connection, inbox);
+    }
+    return this;
+  }
+
+  @Override
   public List<InboxMessage> claim(Claim claim) throws SQLException {
     // Automatic partitions: the lease guard in the claim's statement (claim_guarded.sql).
     boolean guarded = claim.scope().partitions() != null;
-    String name = guarded ? "claim_guarded" : "claim";
-    PreparedStatement ps = claim.setSavepoint() ? wc.claimAndSavepoint(name) : wc.statement(name);
-    ps.setInt(1, claim.limit());
-    ps.setString(2, serverBound);
-    ps.setString(3, serverBound);
-    int next;
+    WorkerSql sql = guarded ? WorkerSql.CLAIM_GUARDED : WorkerSql.CLAIM;
+    NamedStatement ps = claim.setSavepoint() ? wc.claimAndSavepoint(sql) : wc.statement(sql);
+    ps.setInt("limit", claim.limit()).setString("serverBound", serverBound);
     if (guarded) {
-      scope.bind(wc, ps, 4, claim.scope());
-      next = 9;
+      scope.bind(ps, claim.scope());
     } else {
-      ClaimScope.setArray(wc, ps, 4, claim.scope().buckets());
-      next = 5;
+      ps.setIntArray("buckets", claim.scope().buckets());
     }
-    if (maxBatchBytes == WorkerOptions.NO_BATCH_BYTE_LIMIT) {
-      ps.setNull(next, Types.BIGINT);
-    } else {
-      ps.setLong(next, maxBatchBytes);
-    }
-    ps.setBoolean(next + 1, claim.lowerPriority());
-    ps.setInt(next + 2, messagesPerAggregate);
-    ps.execute(); // the claimed rows first
-    try (ResultSet rs = ps.getResultSet()) {
+    ps.setLong(
+            "maxBatchBytes",
+            maxBatchBytes == WorkerOptions.NO_BATCH_BYTE_LIMIT ? null : maxBatchBytes)
+        .setBoolean("lowerPriority", claim.lowerPriority())
+        .setInt("perAggregate", messagesPerAggregate)
+        .execute(); // the claimed rows first
+    try (ResultSet rs = ps.jdbc().getResultSet()) {
       return MessageRows.readAll(rs);
     }
   }
 
   @Override
   public boolean awaitHeldHead(ClaimScope.Claimable claimable, int maxMillis) throws SQLException {
-    PreparedStatement ps = wc.statement("await_held_head");
-    ps.setString(1, inbox);
-    ps.setInt(2, maxMillis);
-    ClaimScope.setArray(wc, ps, 3, claimable.buckets());
+    NamedStatement ps =
+        wc.statement(WorkerSql.AWAIT_HELD_HEAD)
+            .setString("inbox", inbox)
+            .setInt("maxMillis", maxMillis)
+            .setIntArray("buckets", claimable.buckets());
     try (ResultSet rs = ps.executeQuery()) {
       return rs.next() && rs.getBoolean(1);
     }
@@ -88,7 +112,7 @@ final class PostgresBatchStore implements BatchStore {
 
   @Override
   public boolean blocksOthers() throws SQLException {
-    try (ResultSet rs = wc.statement("blocks_others").executeQuery()) {
+    try (ResultSet rs = wc.statement(WorkerSql.BLOCKS_OTHERS).executeQuery()) {
       return rs.next() && rs.getBoolean(1);
     }
   }
@@ -114,8 +138,7 @@ final class PostgresBatchStore implements BatchStore {
 
   @Override
   public List<Recorded> recordFailures(List<Failure> failures) throws SQLException {
-    PreparedStatement ps = wc.statement("record_failures");
-    bindFailures(ps, 1, failures);
+    NamedStatement ps = bindFailures(wc.statement(WorkerSql.RECORD_FAILURES), failures);
     try (ResultSet rs = ps.executeQuery()) {
       return recorded(rs);
     }
@@ -123,10 +146,10 @@ final class PostgresBatchStore implements BatchStore {
 
   @Override
   public void releaseClaimed(List<String> eventIds) throws SQLException {
-    PreparedStatement release = wc.statement("release_claimed");
-    release.setString(1, inbox);
-    release.setArray(2, wc.connection().createArrayOf("text", eventIds.toArray()));
-    release.execute();
+    wc.statement(WorkerSql.RELEASE_CLAIMED)
+        .setString("inbox", inbox)
+        .setArray("eventIds", "text", eventIds.toArray())
+        .execute();
   }
 
   /**
@@ -136,15 +159,12 @@ final class PostgresBatchStore implements BatchStore {
   @Override
   public List<Recorded> endTimedOut(
       boolean rollBackPart, List<Failure> failures, List<String> giveBack) throws SQLException {
-    String sql = SqlFiles.get(PostgresBatchStore.class, "end_timed_out_batch");
-    if (rollBackPart) {
-      sql = "ROLLBACK TO SAVEPOINT " + SAVEPOINT + ";\n" + sql;
-    }
-    Connection c = wc.connection();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      bindFailures(ps, 1, failures);
-      ps.setString(6, inbox);
-      ps.setArray(7, c.createArrayOf("text", giveBack.toArray(new String[0])));
+    NamedStatement statement =
+        wc.prepareOnce(
+            WorkerSql.END_TIMED_OUT_BATCH,
+            rollBackPart ? "ROLLBACK TO SAVEPOINT " + SAVEPOINT + ";\n" : "");
+    try (PreparedStatement ps = statement.jdbc()) {
+      bindFailures(statement, failures).setArray("giveBack", "text", giveBack.toArray());
       boolean resultSet = ps.execute();
       List<Recorded> recorded = null;
       while (resultSet || ps.getUpdateCount() != -1) {
@@ -161,10 +181,9 @@ final class PostgresBatchStore implements BatchStore {
 
   @Override
   public Unreadable claimUnreadable(ClaimScope.Claimable claimable) throws SQLException {
-    PreparedStatement ps = wc.statement("claim_unreadable");
-    ps.setString(1, serverBound);
-    ps.setString(2, serverBound);
-    scope.bind(wc, ps, 3, claimable);
+    NamedStatement ps =
+        wc.statement(WorkerSql.CLAIM_UNREADABLE).setString("serverBound", serverBound);
+    scope.bind(ps, claimable);
     try (ResultSet rs = ps.executeQuery()) {
       return rs.next() ? new Unreadable(rs.getString(1), rs.getLong(2)) : null;
     }
@@ -204,10 +223,9 @@ final class PostgresBatchStore implements BatchStore {
   }
 
   /**
-   * Binds the five parameters of a {@code record_failures} call (inbox, ids, errors, delays, dead)
-   * from position {@code first}.
+   * Binds the parameters of a {@code record_failures} call: inbox, eventIds, errors, delays, dead.
    */
-  private void bindFailures(PreparedStatement ps, int first, List<Failure> failures)
+  private NamedStatement bindFailures(NamedStatement statement, List<Failure> failures)
       throws SQLException {
     int n = failures.size();
     String[] ids = new String[n];
@@ -221,12 +239,12 @@ final class PostgresBatchStore implements BatchStore {
       delays[i] = f.delay() == null ? null : (f.delay().toNanos() / 1000) + " microseconds";
       dead[i] = f.dead();
     }
-    Connection c = wc.connection();
-    ps.setString(first, inbox);
-    ps.setArray(first + 1, c.createArrayOf("text", ids));
-    ps.setArray(first + 2, c.createArrayOf("text", errors));
-    ps.setArray(first + 3, c.createArrayOf("text", delays));
-    ps.setArray(first + 4, c.createArrayOf("bool", dead));
+    return statement
+        .setString("inbox", inbox)
+        .setArray("eventIds", "text", ids)
+        .setArray("errors", "text", errors)
+        .setArray("delays", "text", delays)
+        .setArray("dead", "bool", dead);
   }
 
   /** The (event_id, result) rows of a {@code record_failures} call. */

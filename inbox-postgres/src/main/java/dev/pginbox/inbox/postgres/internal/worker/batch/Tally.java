@@ -1,5 +1,6 @@
 package dev.pginbox.inbox.postgres.internal.worker.batch;
 
+import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.Outcome;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +19,24 @@ final class Tally {
   /** The messages behind a failure of their aggregate. */
   final AggregateHold hold;
 
-  Tally(AggregateHold hold) {
-    this.hold = hold;
+  /** {@code aggregateRuns}: a failure holds back the later messages of its aggregate. */
+  Tally(List<InboxMessage> messages, boolean aggregateRuns) {
+    this.hold = new AggregateHold(messages, aggregateRuns);
+  }
+
+  /** What the calls came to; {@code complete}: false when the batch was taken away meanwhile. */
+  HandlerCalls.Handled handled(boolean complete, InFlightBatch batch) {
+    if (refused != null) {
+      return HandlerCalls.Handled.refusedBy(refused);
+    }
+    return new HandlerCalls.Handled(
+        !complete,
+        null,
+        null,
+        complete ? batch.failures() : List.of(),
+        complete ? heldBack : List.of(),
+        processed,
+        skipped);
   }
 
   void count(Outcome outcome) {

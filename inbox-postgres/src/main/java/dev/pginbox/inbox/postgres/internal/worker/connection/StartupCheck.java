@@ -3,7 +3,6 @@ package dev.pginbox.inbox.postgres.internal.worker.connection;
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxNotFoundException;
 import java.io.IOException;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -39,8 +38,7 @@ public final class StartupCheck {
     try {
       // The first processor's connection.
       wc = DedicatedConnection.open(jdbi, inbox, processingTimeout);
-      PreparedStatement ps = wc.statement("inbox_config");
-      ps.setString(1, inbox);
+      NamedStatement ps = wc.statement(WorkerSql.INBOX_CONFIG).setString("inbox", inbox);
       boolean exists;
       try (ResultSet rs = ps.executeQuery()) {
         exists = rs.next();

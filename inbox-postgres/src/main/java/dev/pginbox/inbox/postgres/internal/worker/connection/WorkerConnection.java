@@ -3,7 +3,6 @@ package dev.pginbox.inbox.postgres.internal.worker.connection;
 import dev.pginbox.inbox.InboxNames;
 import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -19,10 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One connection of a worker with the worker's statements (files next to this class, {@code
- * <inbox>} the validated inbox name), prepared once and kept for the connection's life so the hot
- * path reuses server-side plans, and the Jdbi handle a handler unwraps. Either opened by the worker
- * (and closed by it) or borrowed from a {@link
+ * One connection of a worker with the worker's statements ({@link WorkerSql}: files next to this
+ * class, {@code <inbox>} the validated inbox name, values bound by name), prepared once and kept
+ * for the connection's life so the hot path reuses server-side plans, and the Jdbi handle a handler
+ * unwraps. Either opened by the worker (and closed by it) or borrowed from a {@link
  * dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary} for one transaction.
  */
 public final class WorkerConnection implements AutoCloseable {
@@ -46,7 +45,7 @@ public final class WorkerConnection implements AutoCloseable {
 
   private final Connection connection;
   private final boolean owned;
-  private final Map<String, PreparedStatement> statements = new HashMap<>();
+  private final Map<String, NamedStatement> statements = new HashMap<>();
   private final String inbox;
   private Handle handle;
 
@@ -150,28 +149,39 @@ public final class WorkerConnection implements AutoCloseable {
     return handle;
   }
 
-  /** The prepared statement of SQL resource {@code name}, prepared once per connection. */
-  public PreparedStatement statement(String name) throws SQLException {
-    return prepared(name, "");
+  /** Statement {@code sql}, prepared once per connection. */
+  public NamedStatement statement(WorkerSql sql) throws SQLException {
+    return prepared(sql, "");
   }
 
   /**
-   * Claim statement {@code name} followed by {@code SAVEPOINT}, the start of the handler's first
+   * Claim statement {@code sql} followed by {@code SAVEPOINT}, the start of the handler's first
    * part ({@link #PART_SAVEPOINT}): one round trip for both. The claim's rows are the first result.
    */
-  public PreparedStatement claimAndSavepoint(String name) throws SQLException {
-    return prepared(name, ";\nSAVEPOINT " + PART_SAVEPOINT);
+  public NamedStatement claimAndSavepoint(WorkerSql sql) throws SQLException {
+    return prepared(sql, ";\nSAVEPOINT " + PART_SAVEPOINT);
   }
 
-  private PreparedStatement prepared(String name, String then) throws SQLException {
-    PreparedStatement ps = statements.get(name + then);
-    if (ps == null) {
-      ps =
-          connection.prepareStatement(
-              SqlFiles.get(WorkerConnection.class, name, Map.of("inbox", inbox)) + then);
-      statements.put(name + then, ps);
+  /**
+   * Statement {@code sql} behind {@code before} (plain SQL, no parameters), prepared for one use
+   * and not kept: the caller closes {@link NamedStatement#jdbc()}.
+   */
+  public NamedStatement prepareOnce(WorkerSql sql, String before) throws SQLException {
+    return NamedStatement.Parsed.of(before + text(sql)).prepare(connection);
+  }
+
+  private NamedStatement prepared(WorkerSql sql, String then) throws SQLException {
+    String key = sql.name() + then;
+    NamedStatement statement = statements.get(key);
+    if (statement == null) {
+      statement = NamedStatement.Parsed.of(text(sql) + then).prepare(connection);
+      statements.put(key, statement);
     }
-    return ps;
+    return statement;
+  }
+
+  private String text(WorkerSql sql) {
+    return SqlFiles.get(WorkerConnection.class, sql.fileName(), Map.of("inbox", inbox));
   }
 
   /**
@@ -182,7 +192,7 @@ public final class WorkerConnection implements AutoCloseable {
     int saved = connection.getNetworkTimeout();
     connection.setNetworkTimeout(Runnable::run, PING_TIMEOUT_MILLIS);
     try {
-      statement("ping").executeQuery().close();
+      statement(WorkerSql.PING).executeQuery().close();
       if (!connection.getAutoCommit()) {
         connection.rollback();
       }
@@ -236,9 +246,9 @@ public final class WorkerConnection implements AutoCloseable {
       rollbackQuietly();
       closeQuietly(handle);
     } else {
-      for (PreparedStatement ps : statements.values()) {
+      for (NamedStatement statement : statements.values()) {
         try {
-          ps.close();
+          statement.jdbc().close();
         } catch (SQLException e) {
           LOG.debug("closing a statement failed", e);
         }

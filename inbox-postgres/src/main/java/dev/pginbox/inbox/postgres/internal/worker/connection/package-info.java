@@ -1,7 +1,9 @@
 /**
  * The worker's connections: {@link
  * dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection} (a connection with the
- * worker's prepared statements, in {@code .sql} files next to it), {@link
+ * worker's prepared statements, in {@code .sql} files next to it named by {@link
+ * dev.pginbox.inbox.postgres.internal.worker.connection.WorkerSql}, their values bound by name
+ * through {@link dev.pginbox.inbox.postgres.internal.worker.connection.NamedStatement}), {@link
  * dev.pginbox.inbox.postgres.internal.worker.connection.DedicatedConnection} (a processor's own
  * transaction boundary), {@link
  * dev.pginbox.inbox.postgres.internal.worker.connection.ReconnectLoop} (the listener's and the

@@ -2,10 +2,8 @@ package dev.pginbox.inbox.postgres.internal.worker.membership;
 
 import dev.pginbox.inbox.PartitionAssignment;
 import dev.pginbox.inbox.Partitioning;
-import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
-import java.sql.PreparedStatement;
+import dev.pginbox.inbox.postgres.internal.worker.connection.NamedStatement;
 import java.sql.SQLException;
-import java.sql.Types;
 
 /**
  * Which buckets a worker may claim from. All: every bucket (NULL). Static: the buckets of its
@@ -139,27 +137,17 @@ public final class ClaimScope {
   }
 
   /**
-   * Binds the arguments of {@code inbox.lease_guard_buckets} at {@code index} .. {@code index + 4}
-   * of a claim statement: the guard in the automatic mode, {@code claimable}'s buckets as they are
-   * otherwise.
+   * Binds the arguments of {@code inbox.lease_guard_buckets} in a claim statement ({@code :inbox},
+   * {@code :workerId}, {@code :partitions}, {@code :partitionCount}, {@code :buckets}): the guard
+   * in the automatic mode, {@code claimable}'s buckets as they are otherwise.
    */
-  public void bind(WorkerConnection wc, PreparedStatement ps, int index, Claimable claimable)
-      throws SQLException {
-    ps.setString(index, inbox);
-    ps.setString(index + 1, workerId);
-    setArray(wc, ps, index + 2, claimable.partitions());
-    ps.setInt(index + 3, bucketsByPartition == null ? 1 : bucketsByPartition.length);
-    setArray(wc, ps, index + 4, claimable.buckets());
-  }
-
-  /** An {@code integer[]} argument; null binds NULL. */
-  public static void setArray(WorkerConnection wc, PreparedStatement ps, int index, int[] values)
-      throws SQLException {
-    if (values == null) {
-      ps.setNull(index, Types.ARRAY);
-    } else {
-      ps.setArray(index, wc.connection().createArrayOf("int4", box(values)));
-    }
+  public void bind(NamedStatement statement, Claimable claimable) throws SQLException {
+    statement
+        .setString("inbox", inbox)
+        .setString("workerId", workerId)
+        .setIntArray("partitions", claimable.partitions())
+        .setInt("partitionCount", bucketsByPartition == null ? 1 : bucketsByPartition.length)
+        .setIntArray("buckets", claimable.buckets());
   }
 
   /**
@@ -182,13 +170,5 @@ public final class ClaimScope {
       i += bucketsByPartition[p].length;
     }
     return buckets;
-  }
-
-  private static Integer[] box(int[] values) {
-    Integer[] boxed = new Integer[values.length];
-    for (int i = 0; i < values.length; i++) {
-      boxed[i] = values[i];
-    }
-    return boxed;
   }
 }

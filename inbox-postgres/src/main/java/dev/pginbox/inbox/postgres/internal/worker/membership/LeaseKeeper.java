@@ -1,11 +1,12 @@
 package dev.pginbox.inbox.postgres.internal.worker.membership;
 
 import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.postgres.internal.worker.connection.NamedStatement;
 import dev.pginbox.inbox.postgres.internal.worker.connection.SqlStates;
 import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerSql;
 import dev.pginbox.inbox.postgres.internal.worker.events.WorkerEvents;
 import java.sql.Array;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -129,11 +130,14 @@ public final class LeaseKeeper {
   /** One heartbeat; true when the partitions held changed. */
   public boolean heartbeat() {
     try {
-      PreparedStatement ps = connection().statement("heartbeat");
-      ps.setString(1, inbox);
-      ps.setString(2, workerId);
-      ps.setInt(3, assignment.partitions());
-      ps.setString(4, (assignment.leaseDuration().toNanos() / 1000) + " microseconds");
+      NamedStatement ps =
+          connection()
+              .statement(WorkerSql.HEARTBEAT)
+              .setString("inbox", inbox)
+              .setString("workerId", workerId)
+              .setInt("partitions", assignment.partitions())
+              .setString(
+                  "leaseDuration", (assignment.leaseDuration().toNanos() / 1000) + " microseconds");
       int[] held;
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -178,10 +182,11 @@ public final class LeaseKeeper {
   /** Gives the leases back at an orderly stop, so the other workers need not wait for expiry. */
   public void leave() {
     try {
-      PreparedStatement ps = connection().statement("leave");
-      ps.setString(1, inbox);
-      ps.setString(2, workerId);
-      ps.execute();
+      connection()
+          .statement(WorkerSql.LEAVE)
+          .setString("inbox", inbox)
+          .setString("workerId", workerId)
+          .execute();
       wc.connection().commit();
       scope.held(new int[0]);
     } catch (SQLException | RuntimeException e) {

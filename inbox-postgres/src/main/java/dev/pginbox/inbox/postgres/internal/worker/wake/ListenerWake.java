@@ -1,7 +1,7 @@
 package dev.pginbox.inbox.postgres.internal.worker.wake;
 
 import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
-import java.sql.PreparedStatement;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerSql;
 import java.sql.SQLException;
 
 /**
@@ -32,9 +32,7 @@ public final class ListenerWake {
   void wake(WorkerConnection wc) throws SQLException {
     String c = channel;
     if (c != null) {
-      PreparedStatement ps = wc.statement("wake_listener");
-      ps.setString(1, c);
-      ps.executeQuery().close();
+      wc.statement(WorkerSql.WAKE_LISTENER).setString("channel", c).executeQuery().close();
     }
   }
 }

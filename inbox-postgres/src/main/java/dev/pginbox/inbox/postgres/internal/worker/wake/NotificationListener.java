@@ -3,11 +3,12 @@ package dev.pginbox.inbox.postgres.internal.worker.wake;
 import dev.pginbox.inbox.InboxNotFoundException;
 import dev.pginbox.inbox.WorkerListener.WakeUpCause;
 import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.postgres.internal.worker.connection.NamedStatement;
 import dev.pginbox.inbox.postgres.internal.worker.connection.ReconnectLoop;
 import dev.pginbox.inbox.postgres.internal.worker.connection.RunControl;
 import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerSql;
 import dev.pginbox.inbox.postgres.internal.worker.events.WorkerEvents;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -141,8 +142,7 @@ public final class NotificationListener implements Runnable {
   }
 
   private String leaseChannelOf(WorkerConnection wc) throws SQLException {
-    PreparedStatement ps = wc.statement("lease_channel");
-    ps.setString(1, options.inbox());
+    NamedStatement ps = wc.statement(WorkerSql.LEASE_CHANNEL).setString("inbox", options.inbox());
     try (ResultSet rs = ps.executeQuery()) {
       rs.next();
       return rs.getString(1);
@@ -151,8 +151,7 @@ public final class NotificationListener implements Runnable {
 
   /** The inbox's own channel from its catalog row; null when there is no such inbox. */
   private String channelOf(WorkerConnection wc) throws SQLException {
-    PreparedStatement ps = wc.statement("inbox_config");
-    ps.setString(1, options.inbox());
+    NamedStatement ps = wc.statement(WorkerSql.INBOX_CONFIG).setString("inbox", options.inbox());
     try (ResultSet rs = ps.executeQuery()) {
       return rs.next() ? rs.getString(1) : null;
     }

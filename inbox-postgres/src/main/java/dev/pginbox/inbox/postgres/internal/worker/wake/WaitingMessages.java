@@ -1,9 +1,10 @@
 package dev.pginbox.inbox.postgres.internal.worker.wake;
 
+import dev.pginbox.inbox.postgres.internal.worker.connection.NamedStatement;
 import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
+import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerSql;
 import dev.pginbox.inbox.postgres.internal.worker.events.WorkerEvents;
 import dev.pginbox.inbox.postgres.internal.worker.membership.ClaimScope;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
@@ -26,8 +27,7 @@ public final class WaitingMessages {
 
   /** Whether the inbox is ordered, learned at every connection and told to the claim scope. */
   boolean ordered(WorkerConnection wc) throws SQLException {
-    PreparedStatement ps = wc.statement("inbox_ordered");
-    ps.setString(1, inbox);
+    NamedStatement ps = wc.statement(WorkerSql.INBOX_ORDERED).setString("inbox", inbox);
     boolean ordered;
     try (ResultSet rs = ps.executeQuery()) {
       ordered = rs.next() && rs.getBoolean(1);
@@ -38,14 +38,13 @@ public final class WaitingMessages {
 
   /** The messages waiting, at most {@code cap}; a count that answers ends a refusal episode. */
   int count(WorkerConnection wc, int cap) throws SQLException {
-    PreparedStatement ps = wc.statement("count_waiting");
-    ps.setString(1, inbox);
-    ps.setInt(2, cap);
+    NamedStatement ps =
+        wc.statement(WorkerSql.COUNT_WAITING).setString("inbox", inbox).setInt("cap", cap);
     ClaimScope.Claimable claimable = scope.claimable();
     if (claimable.nothing()) {
       return 0;
     }
-    ClaimScope.setArray(wc, ps, 3, claimable.buckets());
+    ps.setIntArray("buckets", claimable.buckets());
     int waiting;
     try (ResultSet rs = ps.executeQuery()) {
       rs.next();

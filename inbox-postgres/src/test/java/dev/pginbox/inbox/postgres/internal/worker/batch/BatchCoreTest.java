@@ -41,22 +41,15 @@ class BatchCoreTest {
 
   private BatchRunner runner(HandlerCalls calls) {
     return new BatchRunner(
-        options,
-        store.transactions(),
-        new BatchClaim(scope, options, false),
-        calls,
-        recorder,
-        suspects,
-        events,
-        null);
+        options, store.transactions(), scope, false, calls, recorder, suspects, events, null);
   }
 
   private BatchRunner runner(MessageHandler handler) {
-    return runner(HandlerCalls.of(handler, events, failureLog, false, 1));
+    return runner(new MessageCalls(handler, events, failureLog, false, false));
   }
 
   private BatchRunner runner(BatchHandler handler) {
-    return runner(HandlerCalls.of(handler, events, failureLog, suspects, false, 1));
+    return runner(new BatchHandlerCalls(handler, events, failureLog, suspects, false, false));
   }
 
   /** A tracker that keeps the batch in flight, as the processor's watchdog would. */

@@ -1,1 +1,1 @@
-SELECT inbox.worker_announce(?, ?, ?::jsonb)
+SELECT inbox.worker_announce(:inbox, :workerId, :details::jsonb)

@@ -1,1 +1,1 @@
-SELECT inbox.await_held_head(?, ?, ?::integer[])
+SELECT inbox.await_held_head(:inbox, :maxMillis, :buckets::integer[])

@@ -9,7 +9,8 @@
 -- For a handler that writes, the runtime sends it followed by the savepoint of the handler's first
 -- part, in the same round trip (WorkerConnection.claimAndSavepoint).
 SELECT c.*
-FROM (SELECT ?::integer AS lim,
-             set_config('idle_in_transaction_session_timeout', ?, true) AS idle_bound,
-             set_config('statement_timeout', ?, true) AS statement_bound) AS s,
-     LATERAL inbox.claim_<inbox>(s.lim, ?::integer[], ?::bigint, ?, ?::integer) AS c
+FROM (SELECT :limit::integer AS lim,
+             set_config('idle_in_transaction_session_timeout', :serverBound, true) AS idle_bound,
+             set_config('statement_timeout', :serverBound, true) AS statement_bound) AS s,
+     LATERAL inbox.claim_<inbox>(s.lim, :buckets::integer[], :maxBatchBytes::bigint, :lowerPriority,
+                                    :perAggregate::integer) AS c

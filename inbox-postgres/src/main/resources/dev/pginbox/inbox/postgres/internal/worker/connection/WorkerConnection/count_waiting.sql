@@ -1,1 +1,1 @@
-SELECT inbox.count_waiting(?, ?, ?::integer[])
+SELECT inbox.count_waiting(:inbox, :cap, :buckets::integer[])

@@ -1,1 +1,1 @@
-SELECT inbox.worker_heartbeat(?, ?, ?, ?::interval)
+SELECT inbox.worker_heartbeat(:inbox, :workerId, :partitions, :leaseDuration::interval)

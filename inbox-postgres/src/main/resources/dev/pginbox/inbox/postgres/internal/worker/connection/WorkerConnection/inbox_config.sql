@@ -1,1 +1,1 @@
-SELECT notify_channel, managed FROM inbox.inbox_config WHERE inbox_name = ?
+SELECT notify_channel, managed FROM inbox.inbox_config WHERE inbox_name = :inbox

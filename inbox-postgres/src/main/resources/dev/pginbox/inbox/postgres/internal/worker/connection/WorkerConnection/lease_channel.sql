@@ -1,1 +1,1 @@
-SELECT inbox.lease_channel(?)
+SELECT inbox.lease_channel(:inbox)

@@ -1,1 +1,1 @@
-SELECT inbox.worker_leave(?, ?)
+SELECT inbox.worker_leave(:inbox, :workerId)

@@ -1,1 +1,1 @@
-SELECT rank, peers FROM inbox.worker_peers(?, ?)
+SELECT rank, peers FROM inbox.worker_peers(:inbox, :workerId)

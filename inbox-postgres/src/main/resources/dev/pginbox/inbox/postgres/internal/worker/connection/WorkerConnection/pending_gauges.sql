@@ -1,1 +1,1 @@
-SELECT depth, oldest_age_seconds FROM inbox.pending_gauges(?)
+SELECT depth, oldest_age_seconds FROM inbox.pending_gauges(:inbox)

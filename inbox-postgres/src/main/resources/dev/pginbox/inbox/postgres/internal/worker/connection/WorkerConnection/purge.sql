@@ -3,4 +3,4 @@
 -- works through PgBouncer transaction pooling, and roles without privileges cannot hold it).
 -- inbox.retention_sweep marks the call as the scheduled sweep: not an operator action to audit.
 SELECT CASE WHEN set_config('inbox.retention_sweep', 'on', true) = 'on'
-            THEN inbox.try_purge_inbox(?, ?)::text END
+            THEN inbox.try_purge_inbox(:inbox, :batchSize)::text END

@@ -1,1 +1,2 @@
-SELECT event_id, result FROM inbox.record_failures(?, ?::text[], ?::text[], ?::interval[], ?::boolean[])
+SELECT event_id, result FROM inbox.record_failures(:inbox, :eventIds::text[], :errors::text[], :delays::interval[],
+                                                  :dead::boolean[])

@@ -1,1 +1,1 @@
-SELECT inbox.worker_stopped(?, ?)
+SELECT inbox.worker_stopped(:inbox, :workerId)

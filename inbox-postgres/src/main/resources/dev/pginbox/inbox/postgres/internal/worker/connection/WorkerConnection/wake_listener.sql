@@ -1,1 +1,1 @@
-SELECT pg_notify(?, '')
+SELECT pg_notify(:channel, '')
