@@ -61,7 +61,7 @@ public final class BatchHandlerCalls implements HandlerCalls {
       if (part.isEmpty()) {
         continue;
       }
-      List<String> ids = InFlightBatch.idsOf(part);
+      List<String> ids = part.stream().map(InboxMessage::eventId).toList();
       if (!batch.beginPart(ids, eagerSavepoints)) {
         return false;
       }

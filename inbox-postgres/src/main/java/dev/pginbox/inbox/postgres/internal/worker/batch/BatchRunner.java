@@ -252,8 +252,8 @@ public final class BatchRunner {
                 ? DispatchReason.MAX_REACHED
                 : DispatchReason.TIMEOUT;
     events.dispatched(messages.size(), reason);
-    return new InFlightBatch(
-        InFlightBatch.idsOf(messages), store, Thread.currentThread(), claimed.savepointSet(), turn);
+    List<String> ids = messages.stream().map(InboxMessage::eventId).toList();
+    return new InFlightBatch(ids, store, Thread.currentThread(), claimed.savepointSet(), turn);
   }
 
   /** The handler over the batch, under the processing timeout. */

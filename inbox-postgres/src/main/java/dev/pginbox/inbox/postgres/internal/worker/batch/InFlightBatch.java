@@ -1,7 +1,6 @@
 package dev.pginbox.inbox.postgres.internal.worker.batch;
 
 import dev.pginbox.inbox.InboxException;
-import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxTransaction;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -64,9 +63,7 @@ public final class InFlightBatch implements InboxTransaction {
   private boolean touched;
   private volatile long partStartNanos = System.nanoTime();
 
-  /**
-   * With claim ahead, the handler turn this batch holds (null: none); ended by {@link #released}.
-   */
+  /** With claim ahead, the handler turn this batch holds (null: none); ended by released. */
   private final HandlerTurns.Turn turn;
 
   /**
@@ -170,15 +167,6 @@ public final class InFlightBatch implements InboxTransaction {
    */
   synchronized boolean touched() {
     return touched;
-  }
-
-  /** The ids of {@code messages}, in their order. */
-  static List<String> idsOf(List<InboxMessage> messages) {
-    List<String> ids = new ArrayList<>(messages.size());
-    for (InboxMessage m : messages) {
-      ids.add(m.eventId());
-    }
-    return ids;
   }
 
   /** The ids of the batch's messages, in claim order. */

@@ -70,7 +70,7 @@ class BatchCoreTest {
   }
 
   private static List<String> ids(List<InboxMessage> messages) {
-    return InFlightBatch.idsOf(messages);
+    return messages.stream().map(InboxMessage::eventId).toList();
   }
 
   @Test
