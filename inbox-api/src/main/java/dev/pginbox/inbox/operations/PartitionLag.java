@@ -12,6 +12,8 @@ import java.time.Instant;
  * @param oldestEligibleAgeSeconds age of the oldest message that could be claimed now; 0 if none
  * @param owner the worker holding the partition's lease, or the static worker(s) announcing it
  * @param leaseExpiresAt the lease's expiry in automatic mode; else null
+ * @param behindBlocked an ordered inbox's messages that wait behind their aggregate's head, which
+ *     is a dead letter or backing off (not lag: no worker can take them; not in {@code waiting})
  */
 public record PartitionLag(
     Integer partition,
@@ -20,4 +22,5 @@ public record PartitionLag(
     boolean countsExact,
     long oldestEligibleAgeSeconds,
     String owner,
-    Instant leaseExpiresAt) {}
+    Instant leaseExpiresAt,
+    long behindBlocked) {}
