@@ -271,7 +271,7 @@ $$;
 -- for an operator or the head's next attempt, not for a worker, and are not in waiting),
 -- counts_exact (false: the backlog has more than 100,000 pending messages and the counts are
 -- scaled from the first 100,000), oldest_eligible_age_seconds (the oldest message that could be
--- claimed now; 0 when none), owner and lease_expires_at (automatic mode) or the statically
+-- claimed now, those behind a blocked head passed over as in inbox_health; 0 when none), owner and lease_expires_at (automatic mode) or the statically
 -- assigned worker. Managed inboxes; a tracked table reports one row without backoff.
 CREATE OR REPLACE FUNCTION inbox.inbox_partition_lag(p_inbox text)
 RETURNS TABLE (partition_id integer, waiting bigint, backing_off bigint, counts_exact boolean,
@@ -316,7 +316,7 @@ BEGIN
                sc.exact,
                coalesce(floor(inbox.seconds_since(inbox.oldest_eligible({{inbox}}, (
                    SELECT coalesce(bit_or(B'1'::bit(1024) >> ow.bucket), B'0'::bit(1024))::varbit
-                   FROM owners ow WHERE ow.part IS NOT DISTINCT FROM p.part))))::bigint, 0),
+                   FROM owners ow WHERE ow.part IS NOT DISTINCT FROM p.part), $2)))::bigint, 0),
                coalesce(l.owner_id, (SELECT string_agg(r.worker_id, ', ' ORDER BY r.worker_id)
                                      FROM inbox.inbox_worker_registry r
                                      WHERE r.inbox_name = {{inbox}} AND r.stopped_at IS NULL
@@ -333,14 +333,17 @@ BEGIN
                                 'stalled', CASE WHEN cardinality(v_stalled) > 0
                                                 THEN format('%s::text = ANY (%L::text[])', v ->> 'aggregate', v_stalled)
                                                 ELSE 'false' END))
-        USING v_parts;
+        USING v_parts, v_stalled;
 END;
 $$;
 
 -- received_at of the oldest message of a managed inbox that could be claimed now, among the
 -- buckets of p_mask (NULL: all). One descent of <name>_claim_idx per distinct priority of waiting
--- messages, then the first eligible message of each priority by arrival (seq).
-CREATE OR REPLACE FUNCTION inbox.oldest_eligible(p_inbox text, p_mask varbit)
+-- messages, then the first eligible message of each priority by arrival (seq). With p_stalled
+-- (inbox.stalled_aggregates) the messages of those aggregates are passed over, as inbox_health
+-- passes them over (inbox.oldest_pending_sql): among the first 10,000 eligible messages of each
+-- priority, so a long queue behind a dead head costs no more than that.
+CREATE OR REPLACE FUNCTION inbox.oldest_eligible(p_inbox text, p_mask varbit, p_stalled text[] DEFAULT NULL)
 RETURNS timestamptz
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -348,6 +351,7 @@ SET enable_seqscan = off SET enable_bitmapscan = off SET jit = off
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'oldest_eligible');
+    v jsonb := inbox.vocabulary(c);
     v_oldest timestamptz;
 BEGIN
     EXECUTE inbox.sql_template($q$WITH RECURSIVE prio AS (
@@ -357,13 +361,20 @@ BEGIN
             SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}}
                     AND m.priority > prio.priority ORDER BY m.priority LIMIT 1)
             FROM prio WHERE prio.priority IS NOT NULL)
-        SELECT min(f.received_at) FROM prio CROSS JOIN LATERAL (
-            SELECT m.received_at FROM {{table}} m
-            WHERE {{pending}} AND m.priority = prio.priority
-              AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
-            ORDER BY m.seq LIMIT 1) f$q$,
-        inbox.vocabulary(c))
-        INTO v_oldest USING p_mask;
+        SELECT min(f.received_at) FROM prio CROSS JOIN LATERAL ({{first}}) f$q$,
+        v || jsonb_build_object('first', inbox.sql_template(CASE WHEN cardinality(p_stalled) > 0 AND v ? 'aggregate' THEN
+            'SELECT m.received_at FROM (SELECT m.* FROM {{table}} m
+                 WHERE {{pending}} AND m.priority = prio.priority
+                   AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
+                 ORDER BY m.seq LIMIT 10000) m
+             WHERE NOT coalesce({{aggregate}}::text = ANY ($2), false)
+             ORDER BY m.seq LIMIT 1'
+        ELSE
+            'SELECT m.received_at FROM {{table}} m
+             WHERE {{pending}} AND m.priority = prio.priority
+               AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
+             ORDER BY m.seq LIMIT 1' END, v)))
+        INTO v_oldest USING p_mask, p_stalled;
     RETURN v_oldest;
 END;
 $$;

@@ -43,5 +43,7 @@ BEGIN
     DROP FUNCTION IF EXISTS inbox.inbox_blocked_aggregates(text, integer);
     DROP FUNCTION IF EXISTS inbox.inbox_partition_lag(text);
     DROP FUNCTION IF EXISTS inbox.inbox_throughput(text, integer);
+    -- Gained p_stalled (with a default).
+    DROP FUNCTION IF EXISTS inbox.oldest_eligible(text, varbit);
 END;
 $step$;

@@ -186,6 +186,10 @@ class FailureHistoryTest extends InboxTestSupport {
             .mapToObj(i -> NewMessage.of("next-" + i, "t", "order-1", "{}"))
             .toList());
     inbox.send(NewMessage.of("free", "t", "order-2", "{}"));
+    // The blocked aggregate's messages have waited for ten days; order-2's arrived just now.
+    sql(
+        "UPDATE inbox.history_ordered SET received_at = now() - interval '10 days'"
+            + " WHERE aggregate_id = 'order-1'");
     sql("SELECT inbox.mark_failed('history_ordered', 'head', 'first', interval '1 hour')");
     Instant firstFailure =
         time("SELECT failing_since FROM inbox.history_ordered WHERE event_id = 'head'");
@@ -200,6 +204,8 @@ class FailureHistoryTest extends InboxTestSupport {
     assertThat(lag.behindBlocked()).isEqualTo(3);
     assertThat(lag.waiting()).isEqualTo(1);
     assertThat(lag.backingOff()).isEqualTo(1);
+    // They wait for the head, not for a worker: no lag, as health's age leaves them out too.
+    assertThat(lag.oldestEligibleAgeSeconds()).isLessThan(86_400);
     // Health's blocked count has the backing-off head too, which the lag counts as backing off.
     String blocked = "SELECT (inbox.inbox_health('history_ordered') ->> 'blocked_count')::bigint";
     assertThat(count(blocked)).isEqualTo(lag.behindBlocked() + lag.backingOff());
