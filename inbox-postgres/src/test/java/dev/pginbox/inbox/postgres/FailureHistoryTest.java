@@ -103,6 +103,32 @@ class FailureHistoryTest extends InboxTestSupport {
   }
 
   @Test
+  void a_search_returns_the_history_and_retention_strips_it_with_the_error() {
+    inbox("history_strip", 3).send(NewMessage.of("m1", "t", "agg-1", "{}"));
+    sql("SELECT inbox.mark_failed('history_strip', 'm1', 'customer 42 unknown')");
+    assertThat(manager.inbox("history_strip").operations().findMessages(null, "agg-1", null, 10))
+        .singleElement()
+        .satisfies(
+            m ->
+                assertThat(m.attempts())
+                    .extracting(FailedAttempt::error)
+                    .containsExactly("customer 42 unknown"));
+
+    // Processed, then past the processed retention but inside the dedup window: stripped.
+    sql("SELECT inbox.mark_processed('history_strip', 'm1')");
+    sql(
+        "UPDATE inbox.inbox_config SET processed_retention = interval '0',"
+            + " dedup_retention = interval '1 hour' WHERE inbox_name = 'history_strip'");
+    sql("UPDATE inbox.history_strip SET processed_at = now() - interval '1 minute'");
+    sql("SELECT inbox.purge_inbox('history_strip')");
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox.history_strip WHERE attempts IS NULL AND error IS NULL"))
+        .isEqualTo(1);
+    assertThat(message("history_strip", "m1").attempts()).isEmpty();
+  }
+
+  @Test
   void claiming_and_processing_write_no_history() {
     inbox("history_success", 3).send(NewMessage.of("m1", "t", null, "{}"));
     jdbi.useTransaction(
