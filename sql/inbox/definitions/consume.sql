@@ -32,6 +32,20 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$ SELECT left(p_error, 4000) $$;
 
+-- The failure history of a message after one more failed attempt (number p_attempt, at p_at): the
+-- last five attempts, oldest first, each {"attempt": n, "at": time, "error": text cut to 500
+-- characters}. Five, and 500, so that a message failing forever keeps a row of bounded size; the
+-- last error in full stays in the error column. Only the failure path calls it.
+CREATE OR REPLACE FUNCTION inbox.failure_history(p_history jsonb, p_attempt integer, p_at timestamptz, p_error text)
+RETURNS jsonb
+LANGUAGE sql STABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN jsonb_array_length(x.h) < 5 THEN x.h ELSE jsonb_path_query_array(x.h, '$[last - 3 to last]') END
+           || jsonb_build_array(jsonb_build_object('attempt', p_attempt, 'at', p_at, 'error', left(p_error, 500)))
+    FROM (SELECT CASE WHEN jsonb_typeof(p_history) = 'array' THEN p_history ELSE '[]'::jsonb END AS h) x
+$$;
+
 -- The delay before the next attempt after a message's n-th failure (n >= 1):
 -- exponential (base * 2^(n-1)) capped at max, with "equal jitter": a uniformly random
 -- point in the upper half of that delay, so retries of a burst spread out.
@@ -45,8 +59,10 @@ AS $$
 $$;
 
 -- Records a failed attempt: retry_count + 1, the error text, and the next attempt after a
--- backoff (p_retry_delay, or the inbox's exponential backoff with jitter). Once retry_count
--- reaches max_retries the message is a dead letter (visible in <name>_dlq) and is not claimed
+-- backoff (p_retry_delay, or the inbox's exponential backoff with jitter), and the failure
+-- history: failing_since (kept from the first failure), last_failed_at, the attempt appended to
+-- attempts (inbox.failure_history), died_at when this failure made it dead; the times are the
+-- statement's. Once retry_count reaches max_retries the message is a dead letter (visible in <name>_dlq) and is not claimed
 -- again until replayed. It applies to a pending message and to one claimed by this transaction
 -- (claim_<name> sets processed_at = now(), the transaction's start time); a message processed
 -- by another, committed transaction is left alone. Returns 'retry', 'dead', or NULL when
@@ -66,7 +82,10 @@ BEGIN
         RETURN inbox.tracked_record_failure(c, p_event_id, p_error, p_retry_delay, false, now());
     END IF;
     EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = retry_count + 1, error = inbox.capped_error($2),
-            next_attempt_at = now() + coalesce($3, inbox.retry_delay($4, $5, retry_count + 1))
+            next_attempt_at = now() + coalesce($3, inbox.retry_delay($4, $5, retry_count + 1)),
+            failing_since = coalesce(failing_since, statement_timestamp()), last_failed_at = statement_timestamp(),
+            died_at = CASE WHEN retry_count + 1 >= $6 THEN statement_timestamp() END,
+            attempts = inbox.failure_history(attempts, retry_count + 1, statement_timestamp(), $2)
         WHERE event_id = $1 AND retry_count < $6
           AND (processed_at IS NULL OR processed_at = now())
         RETURNING retry_count$u$, inbox.inbox_table(c))

@@ -80,6 +80,8 @@ $$;
 --   backing_off    a failed message whose next attempt lies ahead
 --   retries, error the retry count and last error (a tracked table's own columns, else its side
 --                  table inbox.<name>_retry_state, probed by primary key)
+--   failing_since, last_failed_at, died_at, attempts: the failure history (inbox.failure_history;
+--                  a tracked table's in its side table, probed by primary key)
 --   bucket, priority, bytes (the payload's stored size): per message, as a claim reads them
 --   arrival_order  seq of a managed inbox; received_at (when mapped), then the id of a tracked one
 --   claim_order    priority (lower first), then arrival
@@ -158,6 +160,10 @@ BEGIN
             'next_attempt_at', a || 'next_attempt_at',
             'retries', v_retries,
             'error', a || 'error',
+            'failing_since', a || 'failing_since',
+            'last_failed_at', a || 'last_failed_at',
+            'died_at', a || 'died_at',
+            'attempts', a || 'attempts',
             'pending', v_unprocessed || ' AND ' || v_retries || ' < ' || c.max_retries,
             'dead', v_unprocessed || ' AND ' || v_retries || ' >= ' || c.max_retries,
             'claimable', v_unprocessed || ' AND ' || v_retries || ' < ' || c.max_retries
@@ -191,6 +197,10 @@ BEGIN
         'error', CASE WHEN c.error_column IS NOT NULL THEN a || quote_ident(c.error_column) || '::text'
                       ELSE '(SELECT s.error FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')' END,
         'next_attempt_at', '(SELECT s.next_attempt_at FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')',
+        'failing_since', '(SELECT s.failing_since FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')',
+        'last_failed_at', '(SELECT s.last_failed_at FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')',
+        'died_at', '(SELECT s.died_at FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')',
+        'attempts', '(SELECT s.attempts FROM ' || v_side || ' s WHERE s.message_id = ' || v_id || ')',
         'backing_off', 'EXISTS (' || v_side_probe || ' AND s.next_attempt_at > now())',
         'bucket', CASE WHEN c.aggregate_column IS NULL THEN 'inbox.inbox_bucket(NULL)'
                        ELSE 'inbox.inbox_bucket(' || a || quote_ident(c.aggregate_column) || '::text)' END,
@@ -291,7 +301,13 @@ BEGIN
             -- priority_of_<name>(event_type, source, aggregate_id) and inbox_bucket(aggregate_id):
             -- filled by send_<name> or the trigger <name>_derive (create_derive_triggers).
             priority        integer,
-            bucket          smallint
+            bucket          smallint,
+            -- the failure history, written only when an attempt fails (inbox.failure_history); last,
+            -- where step 3 added them to the tables of earlier inboxes
+            failing_since   timestamptz,
+            last_failed_at  timestamptz,
+            died_at         timestamptz,
+            attempts        jsonb
         ) WITH (autovacuum_vacuum_scale_factor = 0.01, autovacuum_analyze_scale_factor = 0.02,
                 autovacuum_vacuum_insert_scale_factor = 0.05, autovacuum_vacuum_cost_delay = 0)$t$,
         jsonb_build_object('table', inbox.inbox_table(c)));
@@ -510,6 +526,9 @@ BEGIN
     -- Retention and throughput read processed rows by time; BRIN costs next to nothing to maintain.
     PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_processed_brin',
         'CREATE INDEX {{index}} ON {{table}} USING brin (processed_at)', v_values);
+    -- Failed attempts per minute (inbox_throughput): only messages that failed have an entry.
+    PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_failed_idx',
+        'CREATE INDEX {{index}} ON {{table}} (last_failed_at) WHERE last_failed_at IS NOT NULL', v_values);
     IF v_values ? 'aggregate' THEN
         -- The head test of the ordered claim (is there an earlier unprocessed message?).
         -- enable_inbox_ordering drops it first when the columns change.

@@ -66,7 +66,7 @@ AS $$ SELECT inbox.vocabulary(c) ->> 'resequence' $$;
 
 -- Replays the dead letters p_selection selects (SQL over alias m, the dead test included; $1 the
 -- event ids, $2 the event type, $3 the error group): retry count 0 and due at once, the last error
--- kept. Both replays (replay_inbox_messages, replay_dlq_group) come here. A managed inbox's
+-- and the attempts kept, failing_since and died_at cleared (the message waits clean again). Both replays (replay_inbox_messages, replay_dlq_group) come here. A managed inbox's
 -- replayed messages get a new seq without ordering (resequence in inbox.vocabulary); with ordering
 -- they keep it, and the claim floors, which have passed it, start again from the start of their
 -- levels (inbox.reset_claim_floors). A tracked table's retry state is its columns and side table
@@ -86,7 +86,8 @@ BEGIN
     END IF;
     v := inbox.vocabulary(c) || jsonb_build_object('selection', p_selection);
     EXECUTE inbox.sql_template(
-        'UPDATE {{table}} m SET retry_count = 0, next_attempt_at = ''-infinity''{{resequence}} WHERE {{selection}}', v)
+        'UPDATE {{table}} m SET retry_count = 0, next_attempt_at = ''-infinity'', failing_since = NULL, died_at = NULL'
+        '{{resequence}} WHERE {{selection}}', v)
         USING p_event_ids, p_event_type, p_error;
     GET DIAGNOSTICS v_count = ROW_COUNT;
     IF v_count > 0 AND v ->> 'resequence' = '' THEN
@@ -648,7 +649,7 @@ BEGIN
                 ORDER BY m.processed_at LIMIT $3 FOR UPDATE SKIP LOCKED) b$q$, v)
             INTO v_rows, v_last
             USING c.stripped_until, v_strip_cutoff, v_budget;
-        EXECUTE inbox.sql_template('UPDATE {{table}} m SET payload = NULL, error = NULL WHERE m.ctid = ANY ($1)', v)
+        EXECUTE inbox.sql_template('UPDATE {{table}} m SET payload = NULL, error = NULL, attempts = NULL WHERE m.ctid = ANY ($1)', v)
             USING v_rows;
         GET DIAGNOSTICS v_stripped = ROW_COUNT;
         v_budget := v_budget - v_stripped;

@@ -110,11 +110,15 @@ $$;
 -- Aggregates whose head cannot be claimed now, with the reason: 'dead_letter' (replay or discard
 -- it), 'backing_off' (failed, next attempt at blocked_until) or 'claimed' (held by a running
 -- transaction: backend claimed_by_pid). waiting_behind counts the unprocessed messages queued
--- behind the head (exact up to 100,000). At most p_limit rows (1..1000); empty without ordering.
+-- behind the head (exact up to 100,000). blocked_since: when the head became the blocker, by
+-- reason: when it died (died_at), its first failure of the run that keeps it backing off
+-- (failing_since), or the start of the claiming transaction (xact_start of the holding backend,
+-- NULL when pg_stat_activity does not show it to the caller). NULL too for a dead letter that died
+-- before the inbox recorded death times. At most p_limit rows (1..1000); empty without ordering.
 CREATE OR REPLACE FUNCTION inbox.inbox_blocked_aggregates(p_inbox text, p_limit integer DEFAULT 100)
 RETURNS TABLE (aggregate_id text, reason text, event_id text, event_type text, error text,
                retry_count integer, blocked_until timestamptz, claimed_by_pid integer,
-               claimed_by text, waiting_behind bigint, head_received_at timestamptz)
+               claimed_by text, waiting_behind bigint, head_received_at timestamptz, blocked_since timestamptz)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -135,7 +139,8 @@ BEGIN
                l.pid, a.application_name::text,
                (SELECT count(*) FROM (SELECT 1 FROM {{table}} w WHERE {{w.aggregate}}::text = b.agg AND {{w.unprocessed}}
                                       LIMIT 100001) x) - 1,
-               {{received_at_tz}}
+               {{received_at_tz}},
+               CASE WHEN b.dead THEN {{died_at}} WHEN b.backing_off THEN {{failing_since}} ELSE a.xact_start END
         FROM blocked b
         JOIN {{table}} m ON m.ctid = b.tid
         LEFT JOIN pg_catalog.pg_locks l ON b.locker IS NOT NULL AND l.locktype = 'transactionid'
@@ -260,14 +265,17 @@ AS $$
 $$;
 
 -- Per partition: partition (NULL = the whole inbox when it is not partitioned), waiting
--- (eligible now), backing_off (failed, waiting for their next attempt: not lag),
+-- (eligible now), backing_off (failed, waiting for their next attempt: not lag), behind_blocked
+-- (an ordered inbox's messages that would be eligible but wait behind their aggregate's head,
+-- which is dead or backing off: inbox.stalled_aggregates, as inbox_health counts them; they wait
+-- for an operator or the head's next attempt, not for a worker, and are not in waiting),
 -- counts_exact (false: the backlog has more than 100,000 pending messages and the counts are
 -- scaled from the first 100,000), oldest_eligible_age_seconds (the oldest message that could be
--- claimed now; 0 when none), owner and lease_expires_at (automatic mode) or the statically
+-- claimed now, those behind a blocked head passed over as in inbox_health; 0 when none), owner and lease_expires_at (automatic mode) or the statically
 -- assigned worker. Managed inboxes; a tracked table reports one row without backoff.
 CREATE OR REPLACE FUNCTION inbox.inbox_partition_lag(p_inbox text)
 RETURNS TABLE (partition_id integer, waiting bigint, backing_off bigint, counts_exact boolean,
-               oldest_eligible_age_seconds bigint, owner text, lease_expires_at timestamptz)
+               oldest_eligible_age_seconds bigint, owner text, lease_expires_at timestamptz, behind_blocked bigint)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -276,16 +284,20 @@ DECLARE
     v jsonb := inbox.vocabulary(c);
     v_parts integer := inbox.partition_count(p_inbox);
     v_cap constant integer := 100000;
+    -- An ordered inbox's aggregates whose head is dead or backing off (among the first 10,000).
+    v_stalled text[];
 BEGIN
     IF NOT c.managed THEN
         RETURN QUERY SELECT NULL::integer, x.n, 0::bigint, x.exact,
-            (inbox.inbox_health(p_inbox) ->> 'oldest_pending_age_seconds')::bigint, NULL::text, NULL::timestamptz
+            (inbox.inbox_health(p_inbox) ->> 'oldest_pending_age_seconds')::bigint, NULL::text, NULL::timestamptz,
+            0::bigint
             FROM inbox.capped_count(v ->> 'table', v ->> 'pending', v_cap + 1) x;
         RETURN;
     END IF;
+    v_stalled := inbox.stalled_aggregates(p_inbox);
     RETURN QUERY EXECUTE inbox.sql_template($q$
         WITH sample AS MATERIALIZED (
-            SELECT m.bucket, m.next_attempt_at <= now() AS eligible FROM {{table}} m
+            SELECT m.bucket, m.next_attempt_at <= now() AS eligible, {{stalled}} AS stalled FROM {{table}} m
             WHERE {{pending}} LIMIT {{cap}} + 1),
         scale AS (SELECT CASE WHEN count(*) > {{cap}}
                       THEN greatest(inbox.estimated_count({{table_literal}}, {{pending_literal}}), count(*))::numeric / count(*)
@@ -294,8 +306,9 @@ BEGIN
                    FROM inbox.bucket_owners(coalesce($1, 1)) o),
         parts AS (SELECT CASE WHEN $1 IS NULL THEN NULL ELSE g END AS part
                   FROM generate_series(0, coalesce($1, 1) - 1) g),
-        counted AS (SELECT ow.part, count(*) FILTER (WHERE s.eligible) AS waiting,
-                           count(*) FILTER (WHERE NOT s.eligible) AS backing_off
+        counted AS (SELECT ow.part, count(*) FILTER (WHERE s.eligible AND NOT s.stalled) AS waiting,
+                           count(*) FILTER (WHERE NOT s.eligible) AS backing_off,
+                           count(*) FILTER (WHERE s.eligible AND s.stalled) AS behind_blocked
                     FROM sample s JOIN owners ow ON ow.bucket = s.bucket GROUP BY ow.part)
         SELECT p.part,
                round(coalesce(ct.waiting, 0) * sc.factor)::bigint,
@@ -303,27 +316,34 @@ BEGIN
                sc.exact,
                coalesce(floor(inbox.seconds_since(inbox.oldest_eligible({{inbox}}, (
                    SELECT coalesce(bit_or(B'1'::bit(1024) >> ow.bucket), B'0'::bit(1024))::varbit
-                   FROM owners ow WHERE ow.part IS NOT DISTINCT FROM p.part))))::bigint, 0),
+                   FROM owners ow WHERE ow.part IS NOT DISTINCT FROM p.part), $2)))::bigint, 0),
                coalesce(l.owner_id, (SELECT string_agg(r.worker_id, ', ' ORDER BY r.worker_id)
                                      FROM inbox.inbox_worker_registry r
                                      WHERE r.inbox_name = {{inbox}} AND r.stopped_at IS NULL
                                        AND r.details ->> 'assignment' = 'static'
                                        AND inbox.registry_number(r.details, 'partition', 0, 1023) = p.part)),
-               l.lease_expires_at
+               l.lease_expires_at,
+               round(coalesce(ct.behind_blocked, 0) * sc.factor)::bigint
         FROM parts p CROSS JOIN scale sc
         LEFT JOIN counted ct ON ct.part IS NOT DISTINCT FROM p.part
         LEFT JOIN inbox.inbox_partition_leases l ON l.inbox_name = {{inbox}} AND l.partition_id = p.part
         ORDER BY p.part$q$,
         v || jsonb_build_object('cap', v_cap, 'table_literal', format('%L', v ->> 'table'),
-                                'pending_literal', format('%L', v ->> 'pending')))
-        USING v_parts;
+                                'pending_literal', format('%L', v ->> 'pending'),
+                                'stalled', CASE WHEN cardinality(v_stalled) > 0
+                                                THEN format('%s::text = ANY (%L::text[])', v ->> 'aggregate', v_stalled)
+                                                ELSE 'false' END))
+        USING v_parts, v_stalled;
 END;
 $$;
 
 -- received_at of the oldest message of a managed inbox that could be claimed now, among the
 -- buckets of p_mask (NULL: all). One descent of <name>_claim_idx per distinct priority of waiting
--- messages, then the first eligible message of each priority by arrival (seq).
-CREATE OR REPLACE FUNCTION inbox.oldest_eligible(p_inbox text, p_mask varbit)
+-- messages, then the first eligible message of each priority by arrival (seq). With p_stalled
+-- (inbox.stalled_aggregates) the messages of those aggregates are passed over, as inbox_health
+-- passes them over (inbox.oldest_pending_sql): among the first 10,000 eligible messages of each
+-- priority, so a long queue behind a dead head costs no more than that.
+CREATE OR REPLACE FUNCTION inbox.oldest_eligible(p_inbox text, p_mask varbit, p_stalled text[] DEFAULT NULL)
 RETURNS timestamptz
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -331,6 +351,7 @@ SET enable_seqscan = off SET enable_bitmapscan = off SET jit = off
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'oldest_eligible');
+    v jsonb := inbox.vocabulary(c);
     v_oldest timestamptz;
 BEGIN
     EXECUTE inbox.sql_template($q$WITH RECURSIVE prio AS (
@@ -340,13 +361,20 @@ BEGIN
             SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}}
                     AND m.priority > prio.priority ORDER BY m.priority LIMIT 1)
             FROM prio WHERE prio.priority IS NOT NULL)
-        SELECT min(f.received_at) FROM prio CROSS JOIN LATERAL (
-            SELECT m.received_at FROM {{table}} m
-            WHERE {{pending}} AND m.priority = prio.priority
-              AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
-            ORDER BY m.seq LIMIT 1) f$q$,
-        inbox.vocabulary(c))
-        INTO v_oldest USING p_mask;
+        SELECT min(f.received_at) FROM prio CROSS JOIN LATERAL ({{first}}) f$q$,
+        v || jsonb_build_object('first', inbox.sql_template(CASE WHEN cardinality(p_stalled) > 0 AND v ? 'aggregate' THEN
+            'SELECT m.received_at FROM (SELECT m.* FROM {{table}} m
+                 WHERE {{pending}} AND m.priority = prio.priority
+                   AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
+                 ORDER BY m.seq LIMIT 10000) m
+             WHERE NOT coalesce({{aggregate}}::text = ANY ($2), false)
+             ORDER BY m.seq LIMIT 1'
+        ELSE
+            'SELECT m.received_at FROM {{table}} m
+             WHERE {{pending}} AND m.priority = prio.priority
+               AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
+             ORDER BY m.seq LIMIT 1' END, v)))
+        INTO v_oldest USING p_mask, p_stalled;
     RETURN v_oldest;
 END;
 $$;
@@ -562,11 +590,12 @@ END;
 $$;
 
 -- Dead letters grouped by event type and normalised error (numbers and ids stripped), largest
--- group first: count, first and last arrival, one example. At most p_limit groups (1..1000).
+-- group first: count, first and last arrival, first and last death (died_at: NULL when every
+-- letter of the group died before the inbox recorded death times), one example. At most p_limit groups (1..1000).
 -- Reads every dead letter once (through <name>_dlq_idx for a managed inbox).
 CREATE OR REPLACE FUNCTION inbox.inbox_dlq_groups(p_inbox text, p_limit integer DEFAULT 100)
 RETURNS TABLE (event_type text, error_group text, dead bigint, first_seen timestamptz, last_seen timestamptz,
-               example_event_id text, example_error text)
+               example_event_id text, example_error text, first_died_at timestamptz, last_died_at timestamptz)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -576,9 +605,11 @@ DECLARE
 BEGIN
     PERFORM inbox.check_page_limit(p_limit);
     RETURN QUERY EXECUTE inbox.sql_template($q$
-        SELECT g.event_type, g.error_group, g.n, g.first_seen, g.last_seen, g.example[1], g.example[2]
+        SELECT g.event_type, g.error_group, g.n, g.first_seen, g.last_seen, g.example[1], g.example[2],
+               g.first_died, g.last_died
         FROM (SELECT {{event_type}}::text AS event_type, inbox.normalize_error({{error}}) AS error_group, count(*) AS n,
                      min({{received_at_tz}}) AS first_seen, max({{received_at_tz}}) AS last_seen,
+                     min({{died_at}}) AS first_died, max({{died_at}}) AS last_died,
                      min(ARRAY[{{id}}::text, left({{error}}, 2000)]) AS example
               FROM {{table}} m WHERE {{dead}} GROUP BY 1, 2) g
         ORDER BY g.n DESC, g.event_type, g.error_group
@@ -647,11 +678,15 @@ END;
 $$;
 
 -- One message in full, whatever its state ('pending', 'processed' or 'dead'), in the managed
--- layout (columns a tracked table does not map are NULL). No row when it does not exist.
+-- layout (columns a tracked table does not map are NULL), with its failure history: failing_since
+-- (first failure since it last waited clean), died_at (when it became a dead letter; kept once
+-- processed, cleared by a replay) and attempts (its last five failed attempts, oldest first:
+-- [{"attempt": n, "at": time, "error": text cut to 500 characters}]). NULL where it never failed,
+-- or failed before the inbox recorded them. No row when it does not exist.
 CREATE OR REPLACE FUNCTION inbox.inbox_message(p_inbox text, p_event_id text)
 RETURNS TABLE (event_id text, state text, event_type text, source text, aggregate_id text, payload jsonb,
                received_at timestamptz, processed_at timestamptz, next_attempt_at timestamptz, error text,
-               retry_count integer, trace_id text)
+               retry_count integer, trace_id text, failing_since timestamptz, died_at timestamptz, attempts jsonb)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -663,7 +698,7 @@ BEGIN
         RETURN QUERY EXECUTE inbox.sql_template($q$SELECT m.event_id, CASE WHEN {{processed}} THEN 'processed'
                 WHEN {{dead}} THEN 'dead' ELSE 'pending' END,
                 m.event_type, m.source, m.aggregate_id, m.payload, m.received_at, m.processed_at,
-                m.next_attempt_at, m.error, m.retry_count, m.trace_id
+                m.next_attempt_at, m.error, m.retry_count, m.trace_id, m.failing_since, m.died_at, m.attempts
             FROM {{table}} m WHERE m.event_id = $1$q$, v)
             USING p_event_id;
         RETURN;
@@ -671,7 +706,7 @@ BEGIN
     RETURN QUERY EXECUTE inbox.sql_template($q$SELECT {{id}}::text,
             CASE WHEN {{processed}} THEN 'processed' WHEN {{dead}} THEN 'dead' ELSE 'pending' END,
             {{event_type}}::text, NULL::text, {{aggregate_text}}, NULL::jsonb, {{received_at_tz}}, {{processed_at}}::timestamptz,
-            NULL::timestamptz, {{error}}, ({{retries}})::integer, NULL::text
+            {{next_attempt_at}}, {{error}}, ({{retries}})::integer, NULL::text, {{failing_since}}, {{died_at}}, {{attempts}}
         FROM {{table}} m WHERE {{id}} = $1::{{id_type}}$q$,
         v || jsonb_build_object(
             'aggregate_text', CASE WHEN c.aggregate_column IS NULL THEN 'NULL::text' ELSE format('m.%I::text', c.aggregate_column) END,
@@ -681,10 +716,14 @@ BEGIN
 END;
 $$;
 
--- Messages processed per minute over the last p_minutes (1..1440), oldest minute first, minutes
--- without any included (for a chart). Reads the window's processed rows (BRIN on processed_at).
+-- Messages processed and attempts failed per minute over the last p_minutes (1..1440), oldest
+-- minute first, minutes without any included (for a chart). Reads the window's processed rows
+-- (BRIN on processed_at) and the failure histories of the messages that last failed in the window
+-- (<name>_failed_idx; a tracked inbox's side table, which holds only messages that failed and are
+-- not processed yet). A message keeps its last five attempts, so one that failed more often
+-- within the window counts five there.
 CREATE OR REPLACE FUNCTION inbox.inbox_throughput(p_inbox text, p_minutes integer DEFAULT 60)
-RETURNS TABLE (minute timestamptz, processed bigint)
+RETURNS TABLE (minute timestamptz, processed bigint, failed bigint)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -695,13 +734,20 @@ BEGIN
         RAISE EXCEPTION 'minutes must be in 1..1440, got %', p_minutes USING ERRCODE = 'invalid_parameter_value';
     END IF;
     RETURN QUERY EXECUTE inbox.sql_template($q$
-        SELECT g.minute, coalesce(p.n, 0)
+        SELECT g.minute, coalesce(p.n, 0), coalesce(f.n, 0)
         FROM generate_series(date_trunc('minute', now()) - make_interval(mins => $1 - 1),
                              date_trunc('minute', now()), interval '1 minute') AS g(minute)
         LEFT JOIN (SELECT date_trunc('minute', {{processed_at}}::timestamptz) AS minute, count(*) AS n FROM {{table}} m
                    WHERE {{processed_at}} >= date_trunc('minute', now()) - make_interval(mins => $1 - 1)
                    GROUP BY 1) p ON p.minute = g.minute
-        ORDER BY g.minute$q$, inbox.vocabulary(c))
+        LEFT JOIN (SELECT date_trunc('minute', (e.value ->> 'at')::timestamptz) AS minute, count(*) AS n
+                   FROM {{failures}} h CROSS JOIN LATERAL jsonb_array_elements(
+                            CASE WHEN jsonb_typeof(h.attempts) = 'array' THEN h.attempts END) e
+                   WHERE h.last_failed_at >= date_trunc('minute', now()) - make_interval(mins => $1 - 1)
+                     AND (e.value ->> 'at')::timestamptz >= date_trunc('minute', now()) - make_interval(mins => $1 - 1)
+                   GROUP BY 1) f ON f.minute = g.minute
+        ORDER BY g.minute$q$, inbox.vocabulary(c) || jsonb_build_object('failures',
+            CASE WHEN c.managed THEN inbox.inbox_table(c) ELSE inbox.retry_state_table(c) END))
         USING p_minutes;
 END;
 $$;
@@ -953,7 +999,7 @@ CREATE OR REPLACE FUNCTION inbox.find_messages(p_inbox text, p_event_id text DEF
     p_aggregate_id text DEFAULT NULL, p_payload_match jsonb DEFAULT NULL, p_limit integer DEFAULT 50)
 RETURNS TABLE (event_id text, state text, event_type text, source text, aggregate_id text, payload jsonb,
                received_at timestamptz, processed_at timestamptz, next_attempt_at timestamptz, error text,
-               retry_count integer, trace_id text)
+               retry_count integer, trace_id text, failing_since timestamptz, died_at timestamptz, attempts jsonb)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$

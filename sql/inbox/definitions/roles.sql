@@ -120,8 +120,9 @@ DECLARE
 BEGIN
     PERFORM inbox.check_grant_kind(p_kind);
     v_marks := array_to_string(ARRAY(SELECT quote_ident(x) FROM unnest(ARRAY[
-        c.processed_at_column, c.retry_count_column, c.error_column,
-        CASE WHEN c.managed THEN 'next_attempt_at' END]) AS x WHERE x IS NOT NULL), ', ');
+        c.processed_at_column, c.retry_count_column, c.error_column]
+        || CASE WHEN c.managed THEN ARRAY['next_attempt_at', 'failing_since', 'last_failed_at', 'died_at', 'attempts']
+                ELSE '{}'::text[] END) AS x WHERE x IS NOT NULL), ', ');
     IF p_kind = 'producer' THEN
         -- A tracked table belongs to the application, whose writers have their own privileges.
         IF c.managed THEN

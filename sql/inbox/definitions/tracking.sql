@@ -259,7 +259,12 @@ BEGIN
             message_id      {{id_type}} PRIMARY KEY,
             retry_count     integer NOT NULL DEFAULT 0,
             error           text,
-            next_attempt_at timestamptz NOT NULL DEFAULT '-infinity'
+            next_attempt_at timestamptz NOT NULL DEFAULT '-infinity',
+            -- the failure history (inbox.failure_history)
+            failing_since   timestamptz,
+            last_failed_at  timestamptz,
+            died_at         timestamptz,
+            attempts        jsonb
         )$t$,
         jsonb_build_object('side', inbox.retry_state_table(c), 'id_type', inbox.id_type(c)));
 END;
@@ -337,7 +342,7 @@ $$;
 -- the same guard as for a managed inbox (pending, or claimed by the calling transaction; not
 -- dead), then retry count + 1 (p_dead: max_retries at once), the capped error and the next
 -- attempt at p_from + (p_delay or the inbox's backoff), each in the table's column where it has
--- one and in the side table otherwise. Returns 'retry', 'dead', or NULL when nothing changed.
+-- one and in the side table otherwise, and the failure history (as mark_failed's) in the side table. Returns 'retry', 'dead', or NULL when nothing changed.
 CREATE OR REPLACE FUNCTION inbox.tracked_record_failure(c inbox.inbox_config, p_event_id text, p_error text,
                                                         p_delay interval, p_dead boolean, p_from timestamptz)
 RETURNS text
@@ -346,6 +351,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_retries integer;
+    v_attempt integer;
     v_id_type text := inbox.id_type(c);
     v jsonb := inbox.vocabulary(c, p_settings => false) || jsonb_build_object('id_type', v_id_type);
 BEGIN
@@ -356,6 +362,7 @@ BEGIN
     IF v_retries IS NULL OR v_retries >= c.max_retries THEN
         RETURN NULL;
     END IF;
+    v_attempt := v_retries + 1;
     v_retries := CASE WHEN p_dead THEN c.max_retries ELSE v_retries + 1 END;
     -- The table's own retry count and error, where it has them; the side table's otherwise.
     EXECUTE inbox.sql_template('UPDATE {{table}} m SET {{processed_at_column}} = NULL{{set_retries}}{{set_error}}'
@@ -365,14 +372,21 @@ BEGIN
             'set_error', CASE WHEN c.error_column IS NULL THEN ''
                               ELSE format(', %I = inbox.capped_error($3)', c.error_column) END))
         USING p_event_id, v_retries, p_error;
-    EXECUTE inbox.sql_template($u$INSERT INTO {{side}} AS s (message_id, retry_count, error, next_attempt_at)
-            VALUES ($1::{{id_type}}, $2, $3, $4)
+    EXECUTE inbox.sql_template($u$INSERT INTO {{side}} AS s (message_id, retry_count, error, next_attempt_at,
+                failing_since, last_failed_at, died_at, attempts)
+            VALUES ($1::{{id_type}}, $2, $3, $4, statement_timestamp(), statement_timestamp(),
+                    CASE WHEN $5 THEN statement_timestamp() END,
+                    inbox.failure_history(NULL, $6, statement_timestamp(), $7))
             ON CONFLICT (message_id) DO UPDATE
-            SET retry_count = EXCLUDED.retry_count, error = EXCLUDED.error, next_attempt_at = EXCLUDED.next_attempt_at$u$, v)
+            SET retry_count = EXCLUDED.retry_count, error = EXCLUDED.error, next_attempt_at = EXCLUDED.next_attempt_at,
+                failing_since = coalesce(s.failing_since, EXCLUDED.failing_since),
+                last_failed_at = EXCLUDED.last_failed_at, died_at = EXCLUDED.died_at,
+                attempts = inbox.failure_history(s.attempts, $6, statement_timestamp(), $7)$u$, v)
         USING p_event_id,
               CASE WHEN c.retry_count_column IS NULL THEN v_retries ELSE 0 END,
               CASE WHEN c.error_column IS NULL THEN inbox.capped_error(p_error) END,
-              p_from + coalesce(p_delay, inbox.retry_delay(c.backoff_base, c.backoff_max, v_retries));
+              p_from + coalesce(p_delay, inbox.retry_delay(c.backoff_base, c.backoff_max, v_retries)),
+              v_retries >= c.max_retries, v_attempt, p_error;
     RETURN CASE WHEN v_retries >= c.max_retries THEN 'dead' ELSE 'retry' END;
 END;
 $$;
@@ -398,7 +412,8 @@ BEGIN
         EXECUTE inbox.sql_template('UPDATE {{table}} m SET {{retry_count_column}} = 0 WHERE {{id}} = ANY ($1::{{id_type}}[])', v)
             USING v_ids;
     END IF;
-    EXECUTE inbox.sql_template('UPDATE {{side}} s SET retry_count = 0, next_attempt_at = ''-infinity'''
+    EXECUTE inbox.sql_template('UPDATE {{side}} s SET retry_count = 0, next_attempt_at = ''-infinity'','
+                               ' failing_since = NULL, died_at = NULL'
                                ' WHERE s.message_id = ANY ($1::{{id_type}}[])', v)
         USING v_ids;
     RETURN cardinality(v_ids);

@@ -7,7 +7,8 @@
 SET LOCAL search_path = pg_catalog, pg_temp;
 
 -- Makes a message a dead letter at once, whatever its retry count (a handler's "dead" outcome).
--- Same guard as mark_failed: a pending message, or one claimed by the calling transaction.
+-- Same guard and failure history as mark_failed: a pending message, or one claimed by the calling
+-- transaction.
 CREATE OR REPLACE FUNCTION inbox.mark_dead(p_inbox text, p_event_id text, p_error text)
 RETURNS boolean
 LANGUAGE plpgsql
@@ -20,7 +21,10 @@ BEGIN
     IF NOT c.managed THEN
         RETURN inbox.tracked_record_failure(c, p_event_id, p_error, NULL, true, now()) IS NOT NULL;
     END IF;
-    EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = greatest(retry_count, $3), error = inbox.capped_error($2)
+    EXECUTE format($u$UPDATE %s SET processed_at = NULL, retry_count = greatest(retry_count, $3), error = inbox.capped_error($2),
+            failing_since = coalesce(failing_since, statement_timestamp()), last_failed_at = statement_timestamp(),
+            died_at = statement_timestamp(),
+            attempts = inbox.failure_history(attempts, retry_count + 1, statement_timestamp(), $2)
         WHERE event_id = $1 AND retry_count < $3 AND (processed_at IS NULL OR processed_at = now())$u$,
         inbox.inbox_table(c))
         USING p_event_id, p_error, c.max_retries;
@@ -31,7 +35,7 @@ $$;
 
 -- Records the failed attempts of several messages in one statement (one round trip per batch):
 -- element i of the arrays describes message p_event_ids[i]. p_delays[i] NULL = the inbox's backoff;
--- p_dead[i] = dead letter at once. Returns each changed message with 'retry' or 'dead'; messages
+-- p_dead[i] = dead letter at once. The failure history as in mark_failed. Returns each changed message with 'retry' or 'dead'; messages
 -- already processed by another committed transaction are left alone and not returned. The backoff
 -- counts from this statement, not from the start of the transaction: a batch that ran until its
 -- processing timeout is recorded in its claim transaction, and its backoff starts when it failed.
@@ -57,7 +61,10 @@ BEGIN
         UPDATE %s m SET processed_at = NULL,
                retry_count = CASE WHEN f.dead THEN $3 ELSE m.retry_count + 1 END,
                error = inbox.capped_error(f.error),
-               next_attempt_at = statement_timestamp() + coalesce(f.delay, inbox.retry_delay($4, $5, m.retry_count + 1))
+               next_attempt_at = statement_timestamp() + coalesce(f.delay, inbox.retry_delay($4, $5, m.retry_count + 1)),
+               failing_since = coalesce(m.failing_since, statement_timestamp()), last_failed_at = statement_timestamp(),
+               died_at = CASE WHEN f.dead OR m.retry_count + 1 >= $3 THEN statement_timestamp() END,
+               attempts = inbox.failure_history(m.attempts, m.retry_count + 1, statement_timestamp(), f.error)
         FROM unnest($1, $2, $6, $7) AS f(event_id, error, delay, dead)
         WHERE m.event_id = f.event_id AND m.retry_count < $3
           AND (m.processed_at IS NULL OR m.processed_at = now())

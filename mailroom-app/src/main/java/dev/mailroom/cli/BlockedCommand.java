@@ -32,6 +32,7 @@ final class BlockedCommand extends OperatorCommand {
             "blocked_until",
             "claimed_by_pid",
             "waiting_behind",
+            "blocked_since",
             "error");
     for (BlockedAggregate b : inbox(dataSource).operations().blockedAggregates(limit)) {
       rows.add(
@@ -42,6 +43,7 @@ final class BlockedCommand extends OperatorCommand {
           b.blockedUntil() == null ? null : b.blockedUntil().toString(),
           b.claimedByPid(),
           b.waitingBehind(),
+          b.blockedSince() == null ? null : b.blockedSince().toString(),
           b.error());
     }
     rows.print(out, json);

@@ -36,13 +36,22 @@ final class DlqCommand extends OperatorCommand {
     if (groups) {
       Rows rows =
           new Rows(
-              "event_type", "error_group", "count", "first_seen", "last_seen", "example_event_id");
+              "event_type",
+              "error_group",
+              "count",
+              "first_died_at",
+              "last_died_at",
+              "first_seen",
+              "last_seen",
+              "example_event_id");
       for (DlqGroup g :
           inbox(dataSource).operations().dlqGroups(Math.min(Math.max(1, limit), 1000))) {
         rows.add(
             g.eventType(),
             g.errorGroup(),
             g.count(),
+            g.firstDiedAt() == null ? null : g.firstDiedAt().toString(),
+            g.lastDiedAt() == null ? null : g.lastDiedAt().toString(),
             String.valueOf(g.firstSeen()),
             String.valueOf(g.lastSeen()),
             g.exampleEventId());

@@ -12,6 +12,10 @@ import java.util.Objects;
  * @param claimedByPid the database backend holding the head, for {@link Reason#CLAIMED}; else null
  * @param claimedBy that backend's application name, when visible; else null
  * @param waitingBehind unprocessed messages queued behind the head (exact up to 100,000)
+ * @param blockedSince when the head became the blocker: when it died ({@link Reason#DEAD_LETTER}),
+ *     its first failure of the run that keeps it backing off ({@link Reason#BACKING_OFF}), or the
+ *     start of the claiming transaction ({@link Reason#CLAIMED}, when the database shows it); null
+ *     when unknown
  */
 public record BlockedAggregate(
     String aggregateId,
@@ -24,7 +28,8 @@ public record BlockedAggregate(
     Integer claimedByPid,
     String claimedBy,
     long waitingBehind,
-    Instant headReceivedAt) {
+    Instant headReceivedAt,
+    Instant blockedSince) {
 
   public BlockedAggregate {
     Objects.requireNonNull(aggregateId, "aggregateId");

@@ -9,6 +9,9 @@ import java.time.Instant;
  * @param firstSeen arrival of the oldest dead letter of the group
  * @param lastSeen arrival of the newest
  * @param exampleEventId one dead letter of the group, with its full error in {@code exampleError}
+ * @param firstDiedAt when the first letter of the group died; null when all of them died before the
+ *     inbox recorded death times
+ * @param lastDiedAt when the last one died; null likewise
  */
 public record DlqGroup(
     String eventType,
@@ -17,7 +20,9 @@ public record DlqGroup(
     Instant firstSeen,
     Instant lastSeen,
     String exampleEventId,
-    String exampleError) {
+    String exampleError,
+    Instant firstDiedAt,
+    Instant lastDiedAt) {
 
   /** This group as a selection, for counting, replaying or discarding it. */
   public DeadLetterSelection selection() {

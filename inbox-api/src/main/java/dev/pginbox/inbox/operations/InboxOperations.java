@@ -52,7 +52,10 @@ public interface InboxOperations {
   List<MessageDetail> findMessages(
       String eventId, String aggregateId, String payloadMatch, int limit);
 
-  /** Messages processed per minute over the last {@code minutes} (1..1440), oldest first. */
+  /**
+   * Messages processed and attempts failed per minute over the last {@code minutes} (1..1440),
+   * oldest first.
+   */
   List<ThroughputPoint> throughput(int minutes);
 
   /** What vacuum still owes the inbox's table; catalogs and statistics only, cheap at any size. */

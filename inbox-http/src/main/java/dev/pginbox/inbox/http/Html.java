@@ -85,12 +85,14 @@ final class Html {
   }
 
   /**
-   * Processed per minute as an inline SVG bar chart, server-rendered; console.js redraws it from
-   * the live JSON (same geometry) between reloads.
+   * Processed and failed attempts per minute as an inline SVG bar chart, server-rendered: per
+   * minute a bar of processed messages with the failed attempts stacked on it (class {@code
+   * failed}); console.js redraws it from the live JSON (same geometry) between reloads.
    */
   static String chart(String inbox, List<ThroughputPoint> points) {
-    long max = points.stream().mapToLong(ThroughputPoint::processed).max().orElse(0);
+    long max = points.stream().mapToLong(p -> p.processed() + p.failed()).max().orElse(0);
     long total = points.stream().mapToLong(ThroughputPoint::processed).sum();
+    long failed = points.stream().mapToLong(ThroughputPoint::failed).sum();
     int width = 2 * points.size();
     StringBuilder svg =
         new StringBuilder("<svg class=\"chart\" data-inbox=\"")
@@ -101,24 +103,37 @@ final class Html {
             .append(width * 2)
             .append("\" height=\"40\" preserveAspectRatio=\"none\" role=\"img\"><title>")
             .append(total)
-            .append(" processed in the last hour, per minute</title>");
+            .append(" processed, ")
+            .append(failed)
+            .append(" failed attempts in the last hour, per minute</title>");
     for (int i = 0; i < points.size(); i++) {
-      long n = points.get(i).processed();
-      double h = max == 0 ? 0 : Math.max(n > 0 ? 1 : 0, 20.0 * n / max);
-      svg.append(
-          String.format(
-              java.util.Locale.ROOT,
-              "<rect x=\"%d\" y=\"%.1f\" width=\"1.6\" height=\"%.1f\"/>",
-              2 * i,
-              20 - h,
-              h));
+      double processed = height(points.get(i).processed(), max);
+      double failures = height(points.get(i).failed(), max);
+      svg.append(bar(i, 20 - processed, processed, ""))
+          .append(bar(i, 20 - processed - failures, failures, " class=\"failed\""));
     }
     return svg.append("</svg><span class=\"total\" data-inbox=\"")
         .append(esc(inbox))
         .append("\" data-live=\"total\">")
         .append(total)
-        .append("/h</span>")
+        .append("/h")
+        .append(failed > 0 ? " · " + failed + " failed" : "")
+        .append("</span>")
         .toString();
+  }
+
+  private static double height(long n, long max) {
+    return max == 0 ? 0 : Math.max(n > 0 ? 1 : 0, 20.0 * n / max);
+  }
+
+  private static String bar(int i, double y, double h, String attributes) {
+    return String.format(
+        java.util.Locale.ROOT,
+        "<rect x=\"%d\" y=\"%.1f\" width=\"1.6\" height=\"%.1f\"%s/>",
+        2 * i,
+        y,
+        h,
+        attributes);
   }
 
   static String hidden(String name, String value) {

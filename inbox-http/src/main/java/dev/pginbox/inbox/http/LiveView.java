@@ -58,6 +58,7 @@ final class LiveView {
     inbox.put("status", h.status().name().toLowerCase(java.util.Locale.ROOT));
     inbox.put("fields", fields);
     inbox.put("processed", points.stream().mapToLong(ThroughputPoint::processed).toArray());
+    inbox.put("failed", points.stream().mapToLong(ThroughputPoint::failed).toArray());
     return inbox;
   }
 

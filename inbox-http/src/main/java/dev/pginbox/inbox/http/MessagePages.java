@@ -14,6 +14,7 @@ import dev.pginbox.inbox.Inbox;
 import dev.pginbox.inbox.InboxManager;
 import dev.pginbox.inbox.operations.DeadLetter;
 import dev.pginbox.inbox.operations.DeadLetterSelection;
+import dev.pginbox.inbox.operations.InboxOperations;
 import dev.pginbox.inbox.operations.MessageDetail;
 import dev.pginbox.inbox.operations.OperatorLogEntry;
 import java.util.ArrayList;
@@ -103,7 +104,8 @@ final class MessagePages {
   }
 
   String message(String name, String eventId) {
-    MessageDetail m = manager.inbox(name).operations().message(eventId).orElse(null);
+    InboxOperations ops = manager.inbox(name).operations();
+    MessageDetail m = ops.message(eventId).orElse(null);
     if (m == null) {
       return null;
     }
@@ -126,10 +128,12 @@ final class MessagePages {
             + dt("next attempt", time(m.nextAttemptAt()))
             + dt("attempts failed", String.valueOf(m.retryCount()))
             + dt("trace id", m.traceId())
+            + FailureHistory.times(m, ops)
             + "</dl>"
             + "<h2>Error</h2><pre class=\"error\">"
             + esc(m.error())
             + "</pre>"
+            + FailureHistory.attempts(m)
             + "<h2>Payload</h2><pre class=\"payload\">"
             + esc(Json.pretty(m.payload()))
             + "</pre>"

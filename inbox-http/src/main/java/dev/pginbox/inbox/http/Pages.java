@@ -65,7 +65,7 @@ final class Pages {
                     "dead",
                     "blocked",
                     "worst lag",
-                    "processed, last hour"),
+                    "processed / failed, last hour"),
                 rows,
                 "No inboxes yet."));
   }
@@ -135,14 +135,22 @@ final class Pages {
               link(base + "/message/" + enc(b.eventId()), b.eventId()),
               esc(b.eventType()),
               "<span class=\"error\">" + esc(shorten(b.error())) + "</span>",
-              num(b.waitingBehind())));
+              num(b.waitingBehind()),
+              esc(time(b.blockedSince()))));
     }
     body.append(
         Html.section(
             "Blocked aggregates",
             "blocked",
             Html.table(
-                List.of("aggregate", "reason", "head", "type", "error", "waiting behind"),
+                List.of(
+                    "aggregate",
+                    "reason",
+                    "head",
+                    "type",
+                    "error",
+                    "waiting behind",
+                    "blocked since"),
                 blocked,
                 "No aggregate is blocked (or the inbox has no ordering).")));
 
@@ -153,6 +161,7 @@ final class Pages {
               p.partition() == null ? "all" : p.partition().toString(),
               num(p.waiting()) + (p.countsExact() ? "" : " (est.)"),
               num(p.backingOff()),
+              num(p.behindBlocked()),
               p.oldestEligibleAgeSeconds() + " s",
               esc(p.owner()),
               esc(time(p.leaseExpiresAt()))));
@@ -166,6 +175,7 @@ final class Pages {
                     "partition",
                     "waiting",
                     "backing off",
+                    "behind a blocked head",
                     "oldest eligible",
                     "owner",
                     "lease until"),
@@ -213,8 +223,8 @@ final class Pages {
               esc(g.eventType()),
               "<span class=\"error\">" + esc(shorten(g.errorGroup())) + "</span>",
               link(list, num(g.count())),
-              esc(time(g.firstSeen())),
-              esc(time(g.lastSeen())),
+              esc(time(g.firstDiedAt())),
+              esc(time(g.lastDiedAt())),
               writes
                   ? actionForm(name, "replay", g.selection(), "replay group")
                       + actionForm(name, "discard", g.selection(), "discard group")
@@ -225,7 +235,7 @@ final class Pages {
             "Dead letters by error",
             "dlq-groups",
             Html.table(
-                List.of("type", "error", "count", "first seen", "last seen", ""),
+                List.of("type", "error", "count", "first died", "last died", ""),
                 groups,
                 "No dead letters.")));
     if (writes) {

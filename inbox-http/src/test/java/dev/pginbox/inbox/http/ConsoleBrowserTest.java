@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.pginbox.inbox.NewMessage;
 import dev.pginbox.inbox.postgres.PostgresInbox;
 import dev.pginbox.inbox.testsupport.HeadlessChromium;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,8 +14,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -45,16 +40,26 @@ class ConsoleBrowserTest extends HttpTestSupport {
       shipments.send(
           NewMessage.of("s" + i, "shipment.booked", "truck-" + (i % 3), "{\"box\": " + i + "}"));
     }
-    // truck-0's head is dead: its later messages wait behind it.
-    sql(
-        "UPDATE inbox.shipments SET retry_count = 3, error = 'carrier 4711 refused' WHERE event_id = 's0'");
+    // truck-0's head is dead, through the failure path (three failed attempts, each recorded with
+    // its time): its later messages wait behind it.
+    for (int attempt = 1; attempt <= 3; attempt++) {
+      sql("SELECT inbox.mark_failed('shipments', 's0', 'carrier 4711 refused', interval '0')");
+    }
     PostgresInbox invoices = manager.createInbox("invoices");
     for (int i = 0; i < 5; i++) {
       invoices.send(
           NewMessage.of("i" + i, "invoice.issued", "c" + i, "{\"total\": " + (10 * i) + "}"));
     }
-    sql(
-        "UPDATE inbox.invoices SET retry_count = 3, error = 'tax service timeout after ' || (100 + length(event_id)) || ' ms' WHERE event_id IN ('i1', 'i2', 'i3')");
+    for (String id : List.of("i1", "i2", "i3")) {
+      for (int attempt = 1; attempt <= 3; attempt++) {
+        sql(
+            "SELECT inbox.mark_failed('invoices', '"
+                + id
+                + "', 'tax service timeout after "
+                + (100 + id.length())
+                + " ms', interval '0')");
+      }
+    }
     sql(
         "UPDATE inbox.invoices SET processed_at = now() - make_interval(mins => length(event_id)) WHERE event_id = 'i0'");
 
@@ -100,8 +105,7 @@ class ConsoleBrowserTest extends HttpTestSupport {
     assertThat(cells.get(2).getText()).isEqualTo("11");
     assertThat(cells.get(4).getText()).isEqualTo("1");
     assertThat(cells.get(5).getText()).isEqualTo("1");
-    Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
-    Files.copy(shot, Path.of("target", "console-inboxes.png"), StandardCopyOption.REPLACE_EXISTING);
+    Screenshots.save(browser, "overview");
   }
 
   @Test
@@ -116,8 +120,60 @@ class ConsoleBrowserTest extends HttpTestSupport {
     WebElement row =
         browser.findElement(By.xpath("//section[@id='blocked']//tr[td[text()='truck-0']]"));
     assertThat(row.findElements(By.tagName("td")).get(5).getText()).isEqualTo("3");
-    Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
-    Files.copy(shot, Path.of("target", "console-inbox.png"), StandardCopyOption.REPLACE_EXISTING);
+    // Blocked since its death: the time of its third failed attempt.
+    assertThat(row.findElements(By.tagName("td")).get(6).getText())
+        .isEqualTo(diedAt("shipments", "s0"));
+    // Waiting behind the blocked head is a state of its own in the partition lag.
+    WebElement lag = browser.findElement(By.xpath("//section[@id='lag']//tbody/tr"));
+    assertThat(lag.findElements(By.tagName("td")).get(3).getText()).isEqualTo("3");
+    Screenshots.save(browser, "inbox");
+    ((JavascriptExecutor) browser)
+        .executeScript("document.getElementById('blocked').scrollIntoView()");
+    Screenshots.save(browser, "blocked-aggregates");
+  }
+
+  @Test
+  void the_message_page_shows_when_it_died_and_its_failed_attempts() throws Exception {
+    browser.get("http://" + origin + "/inbox/shipments/message/s0");
+    String facts = browser.findElement(By.tagName("dl")).getText();
+    assertThat(facts)
+        .contains("died at\n" + diedAt("shipments", "s0"))
+        .contains(
+            "blocked since\n" + diedAt("shipments", "s0") + " (dead_letter, 3 waiting behind)")
+        .contains("failing since");
+    List<WebElement> attempts =
+        browser.findElements(
+            By.xpath("//h2[text()='Failed attempts']/following::table[1]//tbody/tr"));
+    assertThat(attempts)
+        .extracting(r -> r.findElements(By.tagName("td")).get(0).getText())
+        .containsExactly("1", "2", "3");
+    assertThat(attempts.get(2).getText()).contains("carrier 4711 refused");
+    Screenshots.save(browser, "message");
+
+    browser.get("http://" + origin + "/inbox/shipments/dlq");
+    assertThat(browser.findElement(By.tagName("table")).getText()).contains("s0");
+    Screenshots.save(browser, "dead-letters");
+  }
+
+  @Test
+  void dead_letter_groups_show_when_their_letters_died_and_the_chart_counts_failures() {
+    browser.get("http://" + origin + "/inbox/shipments");
+    WebElement group = browser.findElement(By.xpath("//section[@id='dlq-groups']//tbody/tr"));
+    List<WebElement> cells = group.findElements(By.tagName("td"));
+    assertThat(cells.get(3).getText()).isEqualTo(diedAt("shipments", "s0"));
+    assertThat(cells.get(4).getText()).isEqualTo(diedAt("shipments", "s0"));
+    // s0's three failed attempts this hour, stacked on the processed bars of the chart.
+    assertThat(
+            browser
+                .findElement(By.cssSelector("[data-inbox='shipments'][data-live='total']"))
+                .getText())
+        .endsWith("3 failed");
+    assertThat(browser.findElements(By.cssSelector("svg.chart rect.failed"))).isNotEmpty();
+  }
+
+  /** A time as the console prints it. */
+  private static String diedAt(String inbox, String eventId) {
+    return Html.time(manager.inbox(inbox).operations().message(eventId).orElseThrow().diedAt());
   }
 
   @Test

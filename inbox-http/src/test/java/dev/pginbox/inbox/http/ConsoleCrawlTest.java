@@ -54,6 +54,15 @@ class ConsoleCrawlTest extends HttpTestSupport {
     sql(
         "UPDATE inbox.messy SET retry_count = 1, error = 'never again', next_attempt_at = 'infinity'"
             + " WHERE event_id LIKE 'ünï%' AND event_id NOT LIKE '%-next'");
+    // Failure histories with hostile errors and times at ±infinity, as an owner's UPDATE could
+    // leave them; and one written by the failure path itself.
+    sql(
+        "UPDATE inbox.messy SET died_at = CASE WHEN retry_count >= 3 THEN 'infinity'::timestamptz END,"
+            + " failing_since = '-infinity', last_failed_at = now(), attempts = jsonb_build_array("
+            + " jsonb_build_object('attempt', 1, 'at', '-infinity', 'error', event_id),"
+            + " jsonb_build_object('attempt', 2, 'at', 'infinity', 'error', error))"
+            + " WHERE retry_count >= 1");
+    sql("SELECT inbox.mark_failed('messy', 'back\\slash;semi:colon', '<i>first</i> & last')");
     sql("UPDATE inbox.messy SET processed_at = '-infinity' WHERE event_id LIKE 'back%-next'");
     sql("UPDATE inbox.messy SET processed_at = 'infinity' WHERE event_id LIKE 'long-%-next'");
 
@@ -144,6 +153,18 @@ class ConsoleCrawlTest extends HttpTestSupport {
         .anyMatch(u -> u.contains("/search?by=aggregate_id&q=agg-%3Cscript%3E"))
         .anyMatch(u -> u.startsWith("/live.json"))
         .anyMatch(u -> u.startsWith("/inbox/messy/live.json"));
+    // A dead head's page shows its failure history, escaped.
+    assertThat(visits)
+        .filteredOn(v -> v.url().getRawPath().contains("/message/%3Cscript%3E"))
+        .filteredOn(v -> !v.url().getRawPath().endsWith("-next"))
+        .isNotEmpty()
+        .allSatisfy(
+            v ->
+                assertThat(v.body())
+                    .contains("<h2>Failed attempts</h2>")
+                    .contains("<dt>died at</dt>")
+                    .contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; refused 4711")
+                    .doesNotContain("<script>alert"));
     // Each search found its message: the results link to it.
     for (String h : HOSTILE) {
       assertThat(visits)

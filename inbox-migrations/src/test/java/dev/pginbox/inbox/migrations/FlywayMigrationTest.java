@@ -24,7 +24,11 @@ class FlywayMigrationTest {
 
   private static final String PREVIOUS_RELEASE_INSTALL = "upgrade/0.1.0/install.sql";
   private static final List<String> MIGRATIONS =
-      List.of("inbox baseline", "inbox drop functions replaced since 0 1 0", "000 inbox sql api");
+      List.of(
+          "inbox baseline",
+          "inbox drop functions replaced since 0 1 0",
+          "inbox failure history",
+          "000 inbox sql api");
 
   private static Flyway inboxFlyway(DataSource dataSource) {
     return Flyway.configure()

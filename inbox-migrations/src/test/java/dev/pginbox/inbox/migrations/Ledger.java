@@ -12,7 +12,8 @@ import javax.sql.DataSource;
 final class Ledger {
 
   /** The steps of these files, as install.sql records them. */
-  static final List<String> STEPS = List.of("1 baseline", "2 drop_functions_replaced_since_0_1_0");
+  static final List<String> STEPS =
+      List.of("1 baseline", "2 drop_functions_replaced_since_0_1_0", "3 failure_history");
 
   private Ledger() {}
 

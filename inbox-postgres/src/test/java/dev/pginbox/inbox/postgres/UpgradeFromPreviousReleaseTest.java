@@ -51,7 +51,8 @@ class UpgradeFromPreviousReleaseTest {
   }
 
   /** The steps these files have, as the ledger records them. */
-  static final List<String> STEPS = List.of("1 baseline", "2 drop_functions_replaced_since_0_1_0");
+  static final List<String> STEPS =
+      List.of("1 baseline", "2 drop_functions_replaced_since_0_1_0", "3 failure_history");
 
   private static List<Map<String, Object>> ledger(Jdbi jdbi) {
     return jdbi.withHandle(
@@ -142,6 +143,53 @@ class UpgradeFromPreviousReleaseTest {
   }
 
   @Test
+  void inboxes_made_before_the_failure_history_get_its_columns_and_record_it() {
+    for (String table :
+        List.of("up_plain", "up_ordered", "up_priority", "up_parts", "up_tracked_retry_state")) {
+      assertThat(
+              one(
+                  "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'inbox'"
+                      + " AND table_name = ? AND column_name IN"
+                      + " ('failing_since', 'last_failed_at', 'died_at', 'attempts')",
+                  Long.class,
+                  table))
+          .as(table)
+          .isEqualTo(4);
+    }
+    assertThat(one("SELECT to_regclass('inbox.up_plain_failed_idx')::text", String.class))
+        .isEqualTo("inbox.up_plain_failed_idx");
+    // A dead letter of before: still dead, with no death time or attempts recorded.
+    assertThat(
+            one(
+                "SELECT concat_ws(',', state, coalesce(died_at::text, '-'),"
+                    + " coalesce(attempts::text, '-')) FROM inbox.inbox_message('up_parts', 'dead')",
+                String.class))
+        .isEqualTo("dead,-,-");
+    // Rolled back: the other tests see the messages as they were.
+    jdbi.useTransaction(
+        h -> {
+          h.execute("SELECT inbox.mark_failed('up_plain', 'retrying', 'again', interval '1 hour')");
+          h.execute("INSERT INTO public.app_events (id, kind) VALUES (99, 'k')");
+          h.execute("SELECT inbox.mark_failed('up_tracked', '99', 'tracked again')");
+          assertThat(
+                  h.select(
+                          "SELECT concat_ws(',', retry_count, attempts -> 0 ->> 'attempt',"
+                              + " attempts -> 0 ->> 'error', failing_since IS NOT NULL)"
+                              + " FROM inbox.inbox_message('up_plain', 'retrying')")
+                      .mapTo(String.class)
+                      .one())
+              .isEqualTo("2,2,again,t");
+          assertThat(
+                  h.select(
+                          "SELECT attempts -> 0 ->> 'error' FROM inbox.inbox_message('up_tracked', '99')")
+                      .mapTo(String.class)
+                      .one())
+              .isEqualTo("tracked again");
+          h.rollback();
+        });
+  }
+
+  @Test
   void messages_survive_the_upgrade_unchanged() {
     assertThat(messagesBefore).hasSize(3 * 5 + 4 + 4);
     assertThat(messagesAfter).isEqualTo(messagesBefore);
@@ -211,7 +259,7 @@ class UpgradeFromPreviousReleaseTest {
 
   @Test
   void every_inbox_is_rebuilt_by_the_current_generators() {
-    assertThat(one("SELECT inbox.schema_version()", Integer.class)).isEqualTo(2);
+    assertThat(one("SELECT inbox.schema_version()", Integer.class)).isEqualTo(STEPS.size());
     for (String inbox : INBOXES) {
       assertThat(
               one(
@@ -219,7 +267,7 @@ class UpgradeFromPreviousReleaseTest {
                   Integer.class,
                   inbox))
           .as(inbox)
-          .isEqualTo(2);
+          .isEqualTo(STEPS.size());
     }
     // The generated functions of 0.1.0 set no search_path; their replacements do. The tracked
     // inbox had none and gets one: five.

@@ -25,20 +25,31 @@ document.addEventListener("DOMContentLoaded", () => {
   if (live) {
     const marked = (inbox, field) =>
       document.querySelectorAll(`[data-inbox="${CSS.escape(inbox)}"][data-live="${field}"]`);
-    const draw = (svg, points) => {
-      const max = Math.max(0, ...points);
-      for (const bar of svg.querySelectorAll("rect")) bar.remove();
-      points.forEach((n, i) => {
-        const h = max === 0 ? 0 : Math.max(n > 0 ? 1 : 0, (20 * n) / max);
-        const bar = document.createElementNS("http://www.w3.org/2000/svg", "rect");
-        bar.setAttribute("x", 2 * i);
-        bar.setAttribute("y", (20 - h).toFixed(1));
-        bar.setAttribute("width", "1.6");
-        bar.setAttribute("height", h.toFixed(1));
-        svg.append(bar);
+    const sum = (points) => points.reduce((a, b) => a + b, 0);
+    const height = (n, max) => (max === 0 ? 0 : Math.max(n > 0 ? 1 : 0, (20 * n) / max));
+    const bar = (svg, i, y, h, failed) => {
+      const rect = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+      rect.setAttribute("x", 2 * i);
+      rect.setAttribute("y", y.toFixed(1));
+      rect.setAttribute("width", "1.6");
+      rect.setAttribute("height", h.toFixed(1));
+      if (failed) rect.setAttribute("class", "failed");
+      svg.append(rect);
+    };
+    // Processed per minute with the failed attempts stacked on top, as Html.chart draws it.
+    const draw = (svg, processed, failed) => {
+      const max = Math.max(0, ...processed.map((n, i) => n + (failed[i] || 0)));
+      for (const old of svg.querySelectorAll("rect")) old.remove();
+      processed.forEach((n, i) => {
+        const p = height(n, max);
+        const f = height(failed[i] || 0, max);
+        bar(svg, i, 20 - p, p, false);
+        bar(svg, i, 20 - p - f, f, true);
       });
       const title = svg.querySelector("title");
-      if (title) title.textContent = points.reduce((a, b) => a + b, 0) + " processed in the last hour, per minute";
+      if (title) {
+        title.textContent = sum(processed) + " processed, " + sum(failed) + " failed attempts in the last hour, per minute";
+      }
     };
     const show = (inbox) => {
       for (const [field, text] of Object.entries(inbox.fields)) {
@@ -51,8 +62,11 @@ document.addEventListener("DOMContentLoaded", () => {
           badge.textContent = inbox.status;
         }
       }
-      for (const svg of marked(inbox.name, "chart")) draw(svg, inbox.processed);
-      for (const el of marked(inbox.name, "total")) el.textContent = inbox.processed.reduce((a, b) => a + b, 0) + "/h";
+      const failed = inbox.failed || [];
+      for (const svg of marked(inbox.name, "chart")) draw(svg, inbox.processed, failed);
+      for (const el of marked(inbox.name, "total")) {
+        el.textContent = sum(inbox.processed) + "/h" + (sum(failed) > 0 ? " · " + sum(failed) + " failed" : "");
+      }
     };
     const poll = () => {
       if (document.hidden) return;

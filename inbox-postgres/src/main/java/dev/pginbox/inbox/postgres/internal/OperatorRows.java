@@ -3,6 +3,7 @@ package dev.pginbox.inbox.postgres.internal;
 import dev.pginbox.inbox.operations.BlockedAggregate;
 import dev.pginbox.inbox.operations.DeadLetter;
 import dev.pginbox.inbox.operations.DlqGroup;
+import dev.pginbox.inbox.operations.FailedAttempt;
 import dev.pginbox.inbox.operations.MessageDetail;
 import dev.pginbox.inbox.operations.OperatorLogEntry;
 import dev.pginbox.inbox.operations.PartitionLag;
@@ -12,6 +13,7 @@ import dev.pginbox.inbox.operations.WorkerInfo;
 import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -44,7 +46,8 @@ public final class OperatorRows {
         (Integer) rs.getObject("claimed_by_pid"),
         rs.getString("claimed_by"),
         rs.getLong("waiting_behind"),
-        instant(rs, "head_received_at"));
+        instant(rs, "head_received_at"),
+        instant(rs, "blocked_since"));
   }
 
   public static PartitionLag partitionLag(ResultSet rs) throws SQLException {
@@ -55,7 +58,8 @@ public final class OperatorRows {
         rs.getBoolean("counts_exact"),
         rs.getLong("oldest_eligible_age_seconds"),
         rs.getString("owner"),
-        instant(rs, "lease_expires_at"));
+        instant(rs, "lease_expires_at"),
+        rs.getLong("behind_blocked"));
   }
 
   public static WorkerInfo worker(ResultSet rs) throws SQLException {
@@ -92,7 +96,9 @@ public final class OperatorRows {
         instant(rs, "first_seen"),
         instant(rs, "last_seen"),
         rs.getString("example_event_id"),
-        rs.getString("example_error"));
+        rs.getString("example_error"),
+        instant(rs, "first_died_at"),
+        instant(rs, "last_died_at"));
   }
 
   public static DeadLetter deadLetter(ResultSet rs) throws SQLException {
@@ -119,7 +125,32 @@ public final class OperatorRows {
         instant(rs, "next_attempt_at"),
         rs.getString("error"),
         rs.getInt("retry_count"),
-        rs.getString("trace_id"));
+        rs.getString("trace_id"),
+        instant(rs, "failing_since"),
+        instant(rs, "died_at"),
+        attempts(rs));
+  }
+
+  /** The attempts of message.sql's three arrays. */
+  private static List<FailedAttempt> attempts(ResultSet rs) throws SQLException {
+    Array numbers = rs.getArray("attempt_numbers");
+    if (numbers == null) {
+      return List.of();
+    }
+    Object[] n = (Object[]) numbers.getArray();
+    Object[] at = (Object[]) rs.getArray("attempt_times").getArray();
+    Object[] error = (Object[]) rs.getArray("attempt_errors").getArray();
+    List<FailedAttempt> attempts = new ArrayList<>(n.length);
+    for (int i = 0; i < n.length; i++) {
+      if (at[i] != null) {
+        attempts.add(
+            new FailedAttempt(
+                n[i] == null ? 0 : ((Number) n[i]).intValue(),
+                ((Timestamp) at[i]).toInstant(),
+                (String) error[i]));
+      }
+    }
+    return attempts;
   }
 
   public static VacuumState vacuum(ResultSet rs) throws SQLException {
@@ -134,7 +165,8 @@ public final class OperatorRows {
   }
 
   public static ThroughputPoint throughput(ResultSet rs) throws SQLException {
-    return new ThroughputPoint(instant(rs, "minute"), rs.getLong("processed"));
+    return new ThroughputPoint(
+        instant(rs, "minute"), rs.getLong("processed"), rs.getLong("failed"));
   }
 
   public static OperatorLogEntry logEntry(ResultSet rs) throws SQLException {

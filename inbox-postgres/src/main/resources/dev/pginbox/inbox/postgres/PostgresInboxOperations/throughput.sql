@@ -1,1 +1,1 @@
-SELECT minute, processed FROM inbox.inbox_throughput(:name, :minutes)
+SELECT minute, processed, failed FROM inbox.inbox_throughput(:name, :minutes)
