@@ -11,12 +11,14 @@ import java.util.Map;
 import java.util.function.Predicate;
 
 /**
- * The batch core's storage in memory, for unit tests without a database: a queue of messages in
- * claim order, one transaction at a time ({@link #transactions()}), savepoints over the handler's
- * writes (a list of strings the handler reaches through {@code unwrap(Writes.class)}), and a commit
- * that can be made to fail. A failed attempt's backoff is modelled as a place at the end of the
- * claim order. What PostgreSQL really does is for the end-to-end tests; this keeps only the
- * contract the batch core relies on.
+ * The batch core's storage in memory, without a database: for the core's unit tests and for {@link
+ * InMemoryBatches}, the test kit's handler trials. A queue of messages in claim order, one
+ * transaction at a time ({@link #transactions()}), savepoints over the handler's writes (a list of
+ * strings the handler reaches through {@code unwrap(Writes.class)}), and a commit that can be made
+ * to fail. A failed attempt's backoff is modelled as a place at the end of the claim order, and a
+ * message is dead after {@code maxRetries} failed attempts, as {@code inbox.mark_failed} counts
+ * them. What PostgreSQL really does is for the end-to-end tests; this keeps only the contract the
+ * batch core relies on.
  */
 final class InMemoryBatchStore implements BatchStore {
 
@@ -62,10 +64,30 @@ final class InMemoryBatchStore implements BatchStore {
 
   void add(String... eventIds) {
     for (String id : eventIds) {
-      messages.put(
-          id, new InboxMessage(id, "t", "s", null, "{}", null, null, null, 0, null, 0, 0, 0));
-      states.put(id, State.PENDING);
+      add(new InboxMessage(id, "t", "s", null, "{}", null, null, null, 0, null, 0, 0, 0));
     }
+  }
+
+  void add(InboxMessage m) {
+    messages.put(m.eventId(), m);
+    states.put(m.eventId(), State.PENDING);
+  }
+
+  private static InboxMessage failedOnce(InboxMessage m, String error) {
+    return new InboxMessage(
+        m.eventId(),
+        m.eventType(),
+        m.source(),
+        m.aggregateId(),
+        m.payload(),
+        m.receivedAt(),
+        null,
+        error,
+        m.retryCount() + 1,
+        m.traceId(),
+        m.seq(),
+        m.priority(),
+        m.bucket());
   }
 
   /** From now on a commit fails (as a deferred constraint would) when its writes match. */
@@ -122,9 +144,10 @@ final class InMemoryBatchStore implements BatchStore {
       List<String> attempts = errors.computeIfAbsent(f.eventId(), id -> new ArrayList<>());
       attempts.add(f.error());
       states.put(
-          f.eventId(), f.dead() || attempts.size() > maxRetries ? State.DEAD : State.PENDING);
-      // Its backoff puts it behind the messages waiting now.
-      messages.put(f.eventId(), messages.remove(f.eventId()));
+          f.eventId(), f.dead() || attempts.size() >= maxRetries ? State.DEAD : State.PENDING);
+      // Its backoff puts it behind the messages waiting now, with its count and error.
+      InboxMessage m = messages.remove(f.eventId());
+      messages.put(f.eventId(), failedOnce(m, f.error()));
     }
     committedWrites.addAll(writes.rows);
     transactionsCommitted++;
@@ -189,7 +212,7 @@ final class InMemoryBatchStore implements BatchStore {
     for (Failure f : failures) {
       recorded.add(f);
       claimed.remove(f.eventId());
-      boolean dead = f.dead() || errors(f.eventId()).size() + 1 > maxRetries;
+      boolean dead = f.dead() || errors(f.eventId()).size() + 1 >= maxRetries;
       rows.add(new Recorded(f.eventId(), dead));
     }
     return rows;
@@ -226,6 +249,13 @@ final class InMemoryBatchStore implements BatchStore {
 
   @Override
   public <T> T unwrap(Class<T> type) {
+    if (type != Writes.class) {
+      throw new UnsupportedOperationException(
+          "no database here: "
+              + type.getName()
+              + " is not available in memory; a handler that writes through its transaction is"
+              + " tested on a real PostgreSQL (docs/testing.md)");
+    }
     return type.cast(writes);
   }
 
