@@ -721,7 +721,8 @@ $$;
 -- (BRIN on processed_at) and the failure histories of the messages that last failed in the window
 -- (<name>_failed_idx; a tracked inbox's side table, which holds only messages that failed and are
 -- not processed yet). A message keeps its last five attempts, so one that failed more often
--- within the window counts five there.
+-- within the window counts five there. An attempt whose time is not one (the table's owner may
+-- write anything there) is not counted: the datetime() of a silent jsonpath is NULL for it.
 CREATE OR REPLACE FUNCTION inbox.inbox_throughput(p_inbox text, p_minutes integer DEFAULT 60)
 RETURNS TABLE (minute timestamptz, processed bigint, failed bigint)
 LANGUAGE plpgsql STABLE
@@ -740,11 +741,13 @@ BEGIN
         LEFT JOIN (SELECT date_trunc('minute', {{processed_at}}::timestamptz) AS minute, count(*) AS n FROM {{table}} m
                    WHERE {{processed_at}} >= date_trunc('minute', now()) - make_interval(mins => $1 - 1)
                    GROUP BY 1) p ON p.minute = g.minute
-        LEFT JOIN (SELECT date_trunc('minute', (e.value ->> 'at')::timestamptz) AS minute, count(*) AS n
+        LEFT JOIN (SELECT date_trunc('minute', a.at) AS minute, count(*) AS n
                    FROM {{failures}} h CROSS JOIN LATERAL jsonb_array_elements(
                             CASE WHEN jsonb_typeof(h.attempts) = 'array' THEN h.attempts END) e
+                   CROSS JOIN LATERAL (SELECT (jsonb_path_query_first(e.value, '$.at.datetime()', '{}', true)
+                                               #>> '{}')::timestamptz AS at) a
                    WHERE h.last_failed_at >= date_trunc('minute', now()) - make_interval(mins => $1 - 1)
-                     AND (e.value ->> 'at')::timestamptz >= date_trunc('minute', now()) - make_interval(mins => $1 - 1)
+                     AND a.at >= date_trunc('minute', now()) - make_interval(mins => $1 - 1)
                    GROUP BY 1) f ON f.minute = g.minute
         ORDER BY g.minute$q$, inbox.vocabulary(c) || jsonb_build_object('failures',
             CASE WHEN c.managed THEN inbox.inbox_table(c) ELSE inbox.retry_state_table(c) END))

@@ -60,7 +60,8 @@ class ConsoleCrawlTest extends HttpTestSupport {
         "UPDATE inbox.messy SET died_at = CASE WHEN retry_count >= 3 THEN 'infinity'::timestamptz END,"
             + " failing_since = '-infinity', last_failed_at = now(), attempts = jsonb_build_array("
             + " jsonb_build_object('attempt', 1, 'at', '-infinity', 'error', event_id),"
-            + " jsonb_build_object('attempt', 2, 'at', 'infinity', 'error', error))"
+            + " jsonb_build_object('attempt', 2, 'at', 'infinity', 'error', error),"
+            + " jsonb_build_object('attempt', 3, 'at', 'not a time', 'error', '<b>x</b>'))"
             + " WHERE retry_count >= 1");
     sql("SELECT inbox.mark_failed('messy', 'back\\slash;semi:colon', '<i>first</i> & last')");
     sql("UPDATE inbox.messy SET processed_at = '-infinity' WHERE event_id LIKE 'back%-next'");

@@ -1,5 +1,8 @@
 package dev.pginbox.inbox.postgres.internal;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pginbox.inbox.operations.BlockedAggregate;
 import dev.pginbox.inbox.operations.DeadLetter;
 import dev.pginbox.inbox.operations.DlqGroup;
@@ -13,10 +16,10 @@ import dev.pginbox.inbox.operations.WorkerInfo;
 import java.sql.Array;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -31,6 +34,8 @@ public final class OperatorRows {
   public interface Reader<T> {
     T read(ResultSet rs) throws SQLException;
   }
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private OperatorRows() {}
 
@@ -131,26 +136,43 @@ public final class OperatorRows {
         attempts(rs));
   }
 
-  /** The attempts of message.sql's three arrays. */
+  /** The attempts of message.sql's jsonb history ({@code inbox.failure_history}), oldest first. */
   private static List<FailedAttempt> attempts(ResultSet rs) throws SQLException {
-    Array numbers = rs.getArray("attempt_numbers");
-    if (numbers == null) {
+    String history = rs.getString("attempts");
+    if (history == null) {
       return List.of();
     }
-    Object[] n = (Object[]) numbers.getArray();
-    Object[] at = (Object[]) rs.getArray("attempt_times").getArray();
-    Object[] error = (Object[]) rs.getArray("attempt_errors").getArray();
-    List<FailedAttempt> attempts = new ArrayList<>(n.length);
-    for (int i = 0; i < n.length; i++) {
-      if (at[i] != null) {
-        attempts.add(
-            new FailedAttempt(
-                n[i] == null ? 0 : ((Number) n[i]).intValue(),
-                ((Timestamp) at[i]).toInstant(),
-                (String) error[i]));
+    List<FailedAttempt> attempts = new ArrayList<>();
+    try {
+      for (JsonNode a : JSON.readTree(history)) {
+        Instant at = attemptTime(a.path("at").asText(""));
+        if (at != null) {
+          attempts.add(
+              new FailedAttempt(a.path("attempt").asInt(), at, a.path("error").asText(null)));
+        }
       }
+    } catch (JsonProcessingException e) {
+      throw new SQLException("unreadable failure history: " + e.getMessage(), e);
     }
     return attempts;
+  }
+
+  /**
+   * An attempt's time as jsonb holds a timestamptz, {@code ±infinity} as pgJDBC reads them; null
+   * for what is not a time (the table's owner may write anything there): that entry is left out.
+   */
+  private static Instant attemptTime(String text) {
+    return switch (text) {
+      case "infinity" -> OffsetDateTime.MAX.toInstant();
+      case "-infinity" -> OffsetDateTime.MIN.toInstant();
+      default -> {
+        try {
+          yield OffsetDateTime.parse(text).toInstant();
+        } catch (DateTimeParseException e) {
+          yield null;
+        }
+      }
+    };
   }
 
   public static VacuumState vacuum(ResultSet rs) throws SQLException {

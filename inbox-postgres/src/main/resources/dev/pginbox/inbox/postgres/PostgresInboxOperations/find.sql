@@ -1,15 +1,9 @@
--- The failure history's attempts as in message.sql.
+-- The failure history as its jsonb text (OperatorRows.attempts reads it).
 SELECT m.event_id, m.state, m.event_type, m.source, m.aggregate_id, m.payload::text AS payload, m.received_at,
        m.processed_at, m.next_attempt_at, m.error, m.retry_count, m.trace_id, m.failing_since, m.died_at,
-       a.numbers AS attempt_numbers, a.times AS attempt_times, a.errors AS attempt_errors
+       m.attempts::text AS attempts
 FROM inbox.find_messages(:name,
     CASE WHEN btrim(CAST(:eventId AS text)) <> '' THEN CAST(:eventId AS text) END,
     CASE WHEN btrim(CAST(:aggregateId AS text)) <> '' THEN CAST(:aggregateId AS text) END,
     inbox.payload_match(CAST(:payloadMatch AS text)), :limit) m
-LEFT JOIN LATERAL (
-    SELECT array_agg((e.value ->> 'attempt')::integer ORDER BY e.n) AS numbers,
-           array_agg((e.value ->> 'at')::timestamptz ORDER BY e.n) AS times,
-           array_agg(e.value ->> 'error' ORDER BY e.n) AS errors
-    FROM jsonb_array_elements(CASE WHEN jsonb_typeof(m.attempts) = 'array' THEN m.attempts END)
-         WITH ORDINALITY AS e(value, n)) a ON true
 ORDER BY m.received_at, m.event_id

@@ -35,7 +35,7 @@ public final class InMemoryBatches {
   /** Runs {@code handler} over {@code messages}, claimed {@code batchSize} at a time. */
   public static List<Result> run(
       MessageHandler handler, List<InboxMessage> messages, int batchSize, int maxRetries) {
-    return run(
+    return settle(
         new MessageCalls(handler, events(), new FailureLog(INBOX), false, false),
         messages,
         batchSize,
@@ -45,7 +45,7 @@ public final class InMemoryBatches {
   /** As {@link #run(MessageHandler, List, int, int)}, for a batch handler. */
   public static List<Result> runBatches(
       BatchHandler handler, List<InboxMessage> messages, int batchSize, int maxRetries) {
-    return run(
+    return settle(
         new BatchHandlerCalls(
             handler, events(), new FailureLog(INBOX), new Suspects(), false, false),
         messages,
@@ -57,7 +57,7 @@ public final class InMemoryBatches {
     return new WorkerEvents(new SimpleMeterRegistry(), INBOX, WorkerListener.NONE);
   }
 
-  private static List<Result> run(
+  private static List<Result> settle(
       HandlerCalls calls, List<InboxMessage> messages, int batchSize, int maxRetries) {
     InMemoryBatchStore store = new InMemoryBatchStore(maxRetries);
     messages.forEach(store::add);
