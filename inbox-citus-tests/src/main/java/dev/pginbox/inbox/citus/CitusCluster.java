@@ -112,6 +112,11 @@ public final class CitusCluster implements AutoCloseable {
       worker.close();
     }
     coordinator.close();
+    try {
+      Files.deleteIfExists(root);
+    } catch (java.io.IOException e) {
+      // a leftover empty directory under the temporary directory
+    }
   }
 
   private static PgCluster node(PgBinaries binaries, Path root, String name) throws SQLException {

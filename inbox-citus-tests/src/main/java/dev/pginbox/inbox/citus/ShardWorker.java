@@ -48,14 +48,11 @@ public final class ShardWorker implements AutoCloseable {
   private volatile boolean running = true;
   private volatile boolean killed;
   private Connection coordinator;
-  private InboxSettings settings;
+  private ShardClaim.Settings settings;
   private List<Shard> owned = List.of();
   private long nextHeartbeat;
 
   private record Shard(int partition, String table, String url) {}
-
-  private record InboxSettings(
-      int shards, int maxRetries, String backoffBase, String backoffMax, String sequenceColumn) {}
 
   public ShardWorker(String coordinatorUrl, Options options, MessageHandler handler) {
     this.coordinatorUrl = coordinatorUrl;
@@ -99,7 +96,7 @@ public final class ShardWorker implements AutoCloseable {
       try {
         if (coordinator == null) {
           coordinator = DriverManager.getConnection(coordinatorUrl);
-          settings = readSettings();
+          settings = ShardClaim.Settings.read(coordinator, options.inbox());
         }
         if (System.nanoTime() >= nextHeartbeat) {
           heartbeat();
@@ -172,7 +169,8 @@ public final class ShardWorker implements AutoCloseable {
   private int claimBatch(Shard shard) throws SQLException, InterruptedException {
     Connection node = node(shard.url());
     try {
-      List<InboxMessage> batch = claim(node, shard);
+      List<InboxMessage> batch =
+          ShardClaim.claim(node, shard.table(), options.batchSize(), settings);
       InboxTransaction tx = new NodeTransaction(node);
       for (InboxMessage message : batch) {
         handle(node, shard, tx, message);
@@ -185,37 +183,6 @@ public final class ShardWorker implements AutoCloseable {
       node.abort(Runnable::run);
       throw e;
     }
-  }
-
-  private List<InboxMessage> claim(Connection node, Shard shard) throws SQLException {
-    List<InboxMessage> batch = new ArrayList<>();
-    try (PreparedStatement s =
-        node.prepareStatement("SELECT * FROM inbox.claim_shard(?, ?, ?, ?)")) {
-      s.setString(1, shard.table());
-      s.setInt(2, options.batchSize());
-      s.setInt(3, settings.maxRetries());
-      s.setString(4, settings.sequenceColumn());
-      try (ResultSet rs = s.executeQuery()) {
-        while (rs.next()) {
-          batch.add(
-              new InboxMessage(
-                  rs.getString("event_id"),
-                  rs.getString("event_type"),
-                  rs.getString("source"),
-                  rs.getString("aggregate_id"),
-                  rs.getString("payload"),
-                  rs.getTimestamp("received_at").toInstant(),
-                  null,
-                  null,
-                  rs.getInt("retry_count"),
-                  rs.getString("trace_id"),
-                  rs.getLong("seq"),
-                  rs.getInt("priority"),
-                  rs.getInt("bucket")));
-        }
-      }
-    }
-    return batch;
   }
 
   private void handle(Connection node, Shard shard, InboxTransaction tx, InboxMessage message)
@@ -240,22 +207,7 @@ public final class ShardWorker implements AutoCloseable {
       return;
     }
     node.rollback(savepoint);
-    try (PreparedStatement s =
-        node.prepareStatement(
-            "SELECT inbox.fail_in_shard(?, ?, ?, ?, ?::interval, ?, ?, ?::interval, ?::interval)")) {
-      s.setString(1, shard.table());
-      s.setString(2, message.aggregateId());
-      s.setString(3, message.eventId());
-      s.setString(4, outcome.reason());
-      s.setString(
-          5,
-          outcome.retryAfter() == null ? null : outcome.retryAfter().toMillis() + " milliseconds");
-      s.setBoolean(6, outcome.kind() == Outcome.Kind.DEAD);
-      s.setInt(7, settings.maxRetries());
-      s.setString(8, settings.backoffBase());
-      s.setString(9, settings.backoffMax());
-      s.execute();
-    }
+    ShardClaim.recordFailure(node, shard.table(), message, outcome, settings);
   }
 
   private Connection node(String url) throws SQLException {
@@ -266,24 +218,6 @@ public final class ShardWorker implements AutoCloseable {
       nodes.put(url, c);
     }
     return c;
-  }
-
-  private InboxSettings readSettings() throws SQLException {
-    try (PreparedStatement s =
-        coordinator.prepareStatement(
-            "SELECT (SELECT count(*) FROM inbox.inbox_shards(c.inbox_name))::integer, c.max_retries,"
-                + " c.backoff_base::text, c.backoff_max::text, o.sequence_column"
-                + " FROM inbox.inbox_config c LEFT JOIN inbox.inbox_ordering_config o USING (inbox_name)"
-                + " WHERE c.inbox_name = ?")) {
-      s.setString(1, options.inbox());
-      try (ResultSet rs = s.executeQuery()) {
-        if (!rs.next()) {
-          throw new SQLException("inbox " + options.inbox() + " does not exist", "42704");
-        }
-        return new InboxSettings(
-            rs.getInt(1), rs.getInt(2), rs.getString(3), rs.getString(4), rs.getString(5));
-      }
-    }
   }
 
   private void leave() {
