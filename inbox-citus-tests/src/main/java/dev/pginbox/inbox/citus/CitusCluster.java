@@ -96,6 +96,54 @@ public final class CitusCluster implements AutoCloseable {
     return "jdbc:postgresql://" + host + ":" + port + "/postgres?user=postgres";
   }
 
+  /**
+   * CPU time the cluster's servers have used, in clock ticks (10 ms on Linux): each postmaster's
+   * own, that of the backends it has reaped, and that of its live children ({@code /proc}). For CPU
+   * per message on a machine that also runs other things.
+   */
+  public long serverCpuTicks() throws java.io.IOException {
+    List<Long> postmasters = new ArrayList<>();
+    List<String> names = new ArrayList<>(List.of("coordinator"));
+    for (int i = 0; i < workers.size(); i++) {
+      names.add("worker" + i);
+    }
+    for (String name : names) {
+      postmasters.add(
+          Long.parseLong(
+              Files.readAllLines(root.resolve(name).resolve("postmaster.pid")).get(0).trim()));
+    }
+    long ticks = 0;
+    try (var procs = Files.list(Path.of("/proc"))) {
+      for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+        String[] f = procStat(proc);
+        if (f.length < 17) {
+          continue;
+        }
+        long pid = Long.parseLong(proc.getFileName().toString());
+        if (postmasters.contains(pid)) {
+          ticks +=
+              Long.parseLong(f[11])
+                  + Long.parseLong(f[12])
+                  + Long.parseLong(f[13])
+                  + Long.parseLong(f[14]);
+        } else if (postmasters.contains(Long.parseLong(f[1]))) {
+          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        }
+      }
+    }
+    return ticks;
+  }
+
+  /** The fields of /proc/PID/stat after the command name: state, ppid, ... (empty when gone). */
+  private static String[] procStat(Path proc) {
+    try {
+      String stat = Files.readString(proc.resolve("stat"));
+      return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    } catch (java.io.IOException | RuntimeException e) {
+      return new String[0];
+    }
+  }
+
   /** Runs statements on one node, each in its own transaction. */
   public static void sql(String url, String... statements) throws SQLException {
     try (Connection c = DriverManager.getConnection(url);
