@@ -31,5 +31,6 @@ SET LOCAL client_min_messages = warning;
 \ir definitions/workers.sql
 \ir definitions/roles.sql
 \ir definitions/operator_views.sql
+\ir definitions/citus.sql
 \ir rebuild_inboxes.sql
 COMMIT;

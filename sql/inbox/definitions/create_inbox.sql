@@ -540,14 +540,15 @@ $$;
 
 -- One notification per INSERT statement into a managed inbox's table (or a tracked table whose
 -- inbox asked for it: enable_inbox_tracking(p_notify => true)), not per row. Consumers
--- count waiting messages, so PostgreSQL folding identical notifications loses nothing.
+-- count waiting messages, so PostgreSQL folding identical notifications loses nothing. None on a
+-- Citus distributed inbox (inbox.distribute_inbox says why).
 CREATE OR REPLACE FUNCTION inbox.create_notify_trigger(c inbox.inbox_config)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF NOT (c.managed OR c.notify_trigger) THEN
+    IF NOT (c.managed OR c.notify_trigger) OR inbox.is_distributed(c) THEN
         RETURN;
     END IF;
     PERFORM inbox.create_trigger_if_missing(c, c.inbox_name || '_notify',

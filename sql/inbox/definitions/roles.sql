@@ -246,18 +246,23 @@ BEGIN
                     USING ERRCODE = 'invalid_parameter_value';
             END IF;
             BEGIN
-                {{insert}};
+                {{first_insert}};
                 GET DIAGNOSTICS v_count = ROW_COUNT;
             EXCEPTION WHEN unique_violation THEN
                 -- A duplicate: this time each row's key is probed first (see above).
                 {{insert}}
-                ON CONFLICT (event_id) DO NOTHING;
+                ON CONFLICT ({{key}}) DO NOTHING;
                 GET DIAGNOSTICS v_count = ROW_COUNT;
             END;
             RETURN v_count;
         END;
         $body$
-        $f$, jsonb_build_object('function', v_function, 'insert', v_insert));
+        $f$, jsonb_build_object('function', v_function, 'insert', v_insert, 'key', inbox.message_key(c),
+             -- Citus reports a duplicate in an INSERT ... SELECT as an internal error (XX000), not
+             -- unique_violation: a distributed inbox probes the key at once.
+             'first_insert', CASE WHEN inbox.is_distributed(c)
+                                  THEN v_insert || ' ON CONFLICT (' || inbox.message_key(c) || ') DO NOTHING'
+                                  ELSE v_insert END));
     EXECUTE format('REVOKE ALL ON FUNCTION %s(text[], text[], text[], text[], jsonb[], text[]) FROM PUBLIC', v_function);
 END;
 $$;
