@@ -17,6 +17,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -114,22 +116,31 @@ class BoundedHttpServerTest {
     InetSocketAddress address =
         start(HttpLimits.builder().responseTimeout(Duration.ofSeconds(1)).threads(1).build());
     byte[] chunk = new byte[1024 * 1024];
+    CountDownLatch workerFreed = new CountDownLatch(1);
     server.createContext(
         "/big",
         e -> {
-          e.sendResponseHeaders(200, 0);
-          try (OutputStream out = e.getResponseBody()) {
-            for (int i = 0; i < 1024; i++) {
-              out.write(chunk);
+          try {
+            e.sendResponseHeaders(200, 0);
+            try (OutputStream out = e.getResponseBody()) {
+              for (int i = 0; i < 1024; i++) {
+                out.write(chunk);
+              }
             }
+          } finally {
+            workerFreed.countDown();
           }
         });
     try (Socket reader = new Socket()) {
       reader.setReceiveBufferSize(4096);
       reader.connect(address);
       reader.getOutputStream().write("GET /big HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
-      // It never reads; the one worker writes into a full socket until the deadline, then the
-      // next client is answered.
+      // It never reads: the one worker writes into a full socket until the deadline cuts the
+      // connection, and is then free for the next client. (A request sent meanwhile would wait for
+      // the worker on a deadline of its own, a few milliseconds behind this one: a race.)
+      assertThat(workerFreed.await(30, TimeUnit.SECONDS))
+          .as("the worker left the stalled answer")
+          .isTrue();
       assertThat(StalledConnections.status(address, "/", CLOSED)).isEqualTo(200);
     }
   }
