@@ -16,12 +16,13 @@
 # A sampler records once a second: produced (the event id sequence), pending backlog, processed
 # (produced - pending), n_dead_tup and autovacuum_count of pg_stat_user_tables,
 # pg_total_relation_size and pg_indexes_size of inbox.held, the age of the oldest backend_xmin,
-# and the machine's load average (the machine may be shared: noise to know of).
+# the WAL position, and the machine's load average (the machine may be shared: noise to know of).
 # Reports per phase (and the last 30 s of "after") consumption and production rates from those
 # samples (not from transaction counts: an empty claim is a transaction too), the largest
 # backlog, the claims/s and their latency p50/p99 (the consumers' per-transaction pgbench logs,
-# split by completion time), dead tuples, size and oldest xmin age at the phase's end; then the
-# held phase by 30 s, so the growth is visible.
+# split by completion time), the producer's INSERT and commit p50 (its pgbench log), the WAL
+# written per message produced, dead tuples, size and oldest xmin age at the phase's end; then
+# the held phase by 30 s, so the growth is visible.
 #
 # Parameters (environment, with defaults):
 #   RATE=1000 CONSUMERS=2 BATCH=100 CLEAN=60 HOLD=180 AFTER=60 (seconds) AUTOVACUUM_NAPTIME=1s
@@ -127,6 +128,7 @@ SELECT extract(epoch FROM clock_timestamp()),
        p.n, s.n_dead_tup, s.autovacuum_count,
        pg_total_relation_size('inbox.held'), pg_indexes_size('inbox.held'),
        (SELECT coalesce(max(age(backend_xmin)), 0) FROM pg_stat_activity WHERE pid <> pg_backend_pid()),
+       (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint,
        coalesce(p.lowest, greatest(q.last_seq - 10, 0))
 FROM (SELECT last_value AS last_seq FROM inbox.held_seq_seq) q,
      LATERAL (SELECT count(*) AS n, min(m.seq) AS lowest FROM inbox.held m
@@ -137,6 +139,7 @@ EOF
 START=$EPOCHREALTIME
 END_US=$(( ${START/./} + (TOTAL + 1) * 1000000 ))
 "$BIN/pgbench" -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c 1 -R "$RATE" -T "$TOTAL" \
+  -l --log-prefix="$WORK/inserts" \
   -f "$WORK/produce.sql" postgres > "$WORK/producer.out" 2>&1 &
 PIDS+=($!)
 PRODUCER=$!
@@ -188,25 +191,31 @@ work, start, total = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 samples = []
 for line in open(f"{work}/samples"):
     f = line.split()
-    if len(f) == 9:
-        t, produced, pending, dead, avac, size, isize, xmin_age = float(f[0]), *map(int, f[1:8])
+    if len(f) == 10:
+        t, produced, pending, dead, avac, size, isize, xmin_age, wal = float(f[0]), *map(int, f[1:9])
         samples.append(dict(t=t, produced=produced, pending=pending, processed=produced - pending,
-                            dead=dead, avac=avac, size=size, isize=isize, xmin_age=xmin_age,
-                            load=float(f[8])))
+                            dead=dead, avac=avac, size=size, isize=isize, xmin_age=xmin_age, wal=wal,
+                            load=float(f[9])))
 holder = dict(line.split() for line in open(f"{work}/holder") if line.startswith("hold_"))
 hold_start, hold_end = float(holder["hold_start"]), float(holder["hold_end"])
 end = min(start + total, samples[-1]["t"])
 
-claims = []  # (completion epoch s, latency us without schedule lag)
-skipped = 0
-for path in glob.glob(f"{work}/claims.*"):
-    for line in open(path):
-        f = line.split()
-        if f[2] == "skipped":
-            skipped += 1
-            continue
-        lag = int(f[6]) if len(f) > 6 else 0
-        claims.append((int(f[4]) + int(f[5]) / 1e6, int(f[2]) - lag))
+def transactions(prefix):
+    """(completion epoch s, latency us without schedule lag) of a pgbench log, and the slots skipped."""
+    done, skipped = [], 0
+    for path in glob.glob(f"{work}/{prefix}.*"):
+        for line in open(path):
+            f = line.split()
+            if f[2] == "skipped":
+                skipped += 1
+                continue
+            lag = int(f[6]) if len(f) > 6 else 0
+            done.append((int(f[4]) + int(f[5]) / 1e6, int(f[2]) - lag))
+    return done, skipped
+
+
+claims, skipped = transactions("claims")
+inserts, _ = transactions("inserts")
 
 
 def at(t, key):
@@ -241,17 +250,20 @@ def row(name, a, b):
     lat = [l for (t, l) in claims if a <= t < b]
     inside = [s for s in samples if a <= s["t"] <= b]
     s = last(b)
-    return "| %s | %.0f | %.0f | %.0f | %s | %.0f | %.2f | %.2f | %s | %.1f (%.1f) | %s | %s |" % (
-        name, secs, (at(b, "processed") - at(a, "processed")) / secs,
-        (at(b, "produced") - at(a, "produced")) / secs,
+    ins = [l for (t, l) in inserts if a <= t < b]
+    produced = at(b, "produced") - at(a, "produced")
+    return "| %s | %.0f | %.0f | %.0f | %s | %.0f | %.2f | %.2f | %.2f | %.0f | %s | %.1f (%.1f) | %s | %s |" % (
+        name, secs, (at(b, "processed") - at(a, "processed")) / secs, produced / secs,
         max((x["pending"] for x in inside), default=0), len(lat) / secs,
-        pct(lat, 50) / 1000, pct(lat, 99) / 1000, s["dead"], s["size"] / 2**20, s["isize"] / 2**20,
-        s["xmin_age"], s["avac"] - last(a)["avac"])
+        pct(lat, 50) / 1000, pct(lat, 99) / 1000, pct(ins, 50) / 1000,
+        (at(b, "wal") - at(a, "wal")) / max(produced, 1),
+        s["dead"], s["size"] / 2**20, s["isize"] / 2**20, s["xmin_age"], s["avac"] - last(a)["avac"])
 
 
 print("| phase | s | consumed msg/s | produced msg/s | max backlog | claims/s | claim p50 ms | claim p99 ms "
-      "| dead tuples at end | total MB at end (indexes) | oldest xmin age at end | autovacuums |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "| insert p50 ms | WAL bytes per message | dead tuples at end | total MB at end (indexes) "
+      "| oldest xmin age at end | autovacuums |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 print(row("clean", start, hold_start))
 print(row("held", hold_start, hold_end))
 print(row("after", hold_end, end))
@@ -259,18 +271,22 @@ print(row("after, last 30 s", max(hold_end, end - 30), end))
 print()
 print("Held phase by 30 s (from the holder's first read):")
 print()
-print("| s into hold | consumed msg/s | max backlog | claims/s | claim p50 ms | claim p99 ms | dead tuples at end | total MB at end |")
-print("|---|---|---|---|---|---|---|---|")
+print("| s into hold | consumed msg/s | max backlog | claims/s | claim p50 ms | claim p99 ms | insert p50 ms "
+      "| WAL bytes per message | dead tuples at end | total MB at end |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 a = hold_start
 while a < hold_end - 1:
     b = min(a + 30, hold_end)
     lat = [l for (t, l) in claims if a <= t < b]
     inside = [s for s in samples if a <= s["t"] <= b]
     s = last(b)
-    print("| %.0f-%.0f | %.0f | %s | %.0f | %.2f | %.2f | %s | %.1f |" % (
+    ins = [l for (t, l) in inserts if a <= t < b]
+    print("| %.0f-%.0f | %.0f | %s | %.0f | %.2f | %.2f | %.2f | %.0f | %s | %.1f |" % (
         a - hold_start, b - hold_start, (at(b, "processed") - at(a, "processed")) / (b - a),
         max((x["pending"] for x in inside), default=0), len(lat) / (b - a),
-        pct(lat, 50) / 1000, pct(lat, 99) / 1000, s["dead"], s["size"] / 2**20))
+        pct(lat, 50) / 1000, pct(lat, 99) / 1000, pct(ins, 50) / 1000,
+        (at(b, "wal") - at(a, "wal")) / max(at(b, "produced") - at(a, "produced"), 1),
+        s["dead"], s["size"] / 2**20))
     a = b
 print()
 print("Phases: clean %.1f s, held %.1f s, after %.1f s; %d samples; %d claims logged, %d schedule slots "
