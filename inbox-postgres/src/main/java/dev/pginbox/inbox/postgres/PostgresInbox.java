@@ -45,8 +45,7 @@ public final class PostgresInbox implements Inbox {
     this.name = InboxNames.requireValid(name);
     this.managed = managed;
     // The name passed InboxNames (a-z, 0-9, _), and is quoted all the same.
-    this.writer =
-        new MessageWriter("\"inbox\".\"" + name + "\"", "\"inbox\".\"send_" + name + "\"");
+    this.writer = new MessageWriter("\"inbox\".\"send_" + name + "\"");
   }
 
   @Override

@@ -10,16 +10,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The produce path: one INSERT per call, idempotent by event id. A batch is one statement over
- * bound arrays ({@code unnest}), so 1,000 messages cost one round trip and one plan. Runs on the
- * caller's connection and never commits.
+ * The produce path: one INSERT per call, idempotent by the message key (event id, or aggregate and
+ * event id on a distributed inbox). A batch is one statement over bound arrays ({@code unnest}), so
+ * 1,000 messages cost one round trip and one plan. Runs on the caller's connection and never
+ * commits.
  *
- * <p>The batch calls the inbox's send function ({@code inbox.send_<name>}): one INSERT in event id
- * order (two concurrent batches that share ids in different orders would otherwise each wait for
- * the other's uncommitted key and deadlock), whose arrival order ({@code seq}) still follows the
- * caller's list, so an aggregate's events sent in one call are handed out in the order given.
- * Setting {@code seq} is the owner's right: the function runs as the owner, and producers hold
- * {@code EXECUTE} on it rather than {@code INSERT} on {@code seq}.
+ * <p>A single message and a batch call the inbox's send function ({@code inbox.send_<name>}): one
+ * INSERT in event id order (two concurrent batches that share ids in different orders would
+ * otherwise each wait for the other's uncommitted key and deadlock), whose arrival order ({@code
+ * seq}) still follows the caller's list, so an aggregate's events sent in one call are handed out
+ * in the order given. Setting {@code seq} is the owner's right: the function runs as the owner, and
+ * producers hold {@code EXECUTE} on it rather than {@code INSERT} on {@code seq}.
  */
 public final class MessageWriter {
 
@@ -27,11 +28,12 @@ public final class MessageWriter {
   private final String insertBatch;
 
   /**
-   * @param quotedTable the validated, quoted table ({@code "inbox"."orders"})
-   * @param quotedSendFunction its validated, quoted send function ({@code "inbox"."send_orders"})
+   * @param quotedSendFunction the inbox's validated, quoted send function ({@code
+   *     "inbox"."send_orders"})
    */
-  public MessageWriter(String quotedTable, String quotedSendFunction) {
-    this.insertOne = SqlFiles.get(MessageWriter.class, "insert_one", Map.of("table", quotedTable));
+  public MessageWriter(String quotedSendFunction) {
+    this.insertOne =
+        SqlFiles.get(MessageWriter.class, "insert_one", Map.of("function", quotedSendFunction));
     this.insertBatch =
         SqlFiles.get(MessageWriter.class, "insert_batch", Map.of("function", quotedSendFunction));
   }
@@ -44,7 +46,10 @@ public final class MessageWriter {
       ps.setString(4, m.aggregateId());
       ps.setString(5, m.payload());
       ps.setString(6, m.traceId());
-      return ps.executeUpdate() == 1;
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1) == 1;
+      }
     }
   }
 
