@@ -598,7 +598,8 @@ $$;
 --    older than dedup_retention;
 --  * dead letters: deleted once older than dlq_retention (by received_at).
 -- At most p_batch_size rows are changed in total, in that order. Rows locked by others are
--- skipped (not on an inbox distributed on Citus, whose rows are picked by key: docs/scale-out.md). An inbox with retention_enabled = false (tracked tables unless asked) is left alone,
+-- skipped (not on an inbox distributed on Citus, whose rows are picked by key: docs/scale-out.md).
+-- An inbox with retention_enabled = false (tracked tables unless asked) is left alone,
 -- except for the side table of a tracked inbox, whose rows of processed or deleted messages go
 -- (at most p_batch_size of them, apart from the budget above).
 CREATE OR REPLACE FUNCTION inbox.purge_inbox(p_inbox text, p_batch_size integer DEFAULT 1000)

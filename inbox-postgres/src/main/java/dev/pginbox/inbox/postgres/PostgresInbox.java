@@ -45,7 +45,11 @@ public final class PostgresInbox implements Inbox {
     this.name = InboxNames.requireValid(name);
     this.managed = managed;
     // The name passed InboxNames (a-z, 0-9, _), and is quoted all the same.
-    this.writer = new MessageWriter("\"inbox\".\"send_" + name + "\"");
+    this.writer =
+        new MessageWriter(
+            "\"inbox\".\"" + name + "\"",
+            "\"" + name + "_pkey\"",
+            "\"inbox\".\"send_" + name + "\"");
   }
 
   @Override

@@ -10,17 +10,17 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The produce path: one INSERT per call, idempotent by the message key (event id, or aggregate and
- * event id on a distributed inbox). A batch is one statement over bound arrays ({@code unnest}), so
- * 1,000 messages cost one round trip and one plan. Runs on the caller's connection and never
- * commits.
+ * The produce path: one INSERT per call, idempotent by the inbox's key (the event id, or the
+ * aggregate and event id once the inbox is distributed on Citus). A batch is one statement over
+ * bound arrays ({@code unnest}), so 1,000 messages cost one round trip and one plan. Runs on the
+ * caller's connection and never commits.
  *
- * <p>A single message and a batch call the inbox's send function ({@code inbox.send_<name>}): one
- * INSERT in event id order (two concurrent batches that share ids in different orders would
- * otherwise each wait for the other's uncommitted key and deadlock), whose arrival order ({@code
- * seq}) still follows the caller's list, so an aggregate's events sent in one call are handed out
- * in the order given. Setting {@code seq} is the owner's right: the function runs as the owner, and
- * producers hold {@code EXECUTE} on it rather than {@code INSERT} on {@code seq}.
+ * <p>The batch calls the inbox's send function ({@code inbox.send_<name>}): one INSERT in event id
+ * order (two concurrent batches that share ids in different orders would otherwise each wait for
+ * the other's uncommitted key and deadlock), whose arrival order ({@code seq}) still follows the
+ * caller's list, so an aggregate's events sent in one call are handed out in the order given.
+ * Setting {@code seq} is the owner's right: the function runs as the owner, and producers hold
+ * {@code EXECUTE} on it rather than {@code INSERT} on {@code seq}.
  */
 public final class MessageWriter {
 
@@ -28,12 +28,14 @@ public final class MessageWriter {
   private final String insertBatch;
 
   /**
-   * @param quotedSendFunction the inbox's validated, quoted send function ({@code
-   *     "inbox"."send_orders"})
+   * @param quotedTable the validated, quoted table ({@code "inbox"."orders"})
+   * @param quotedKey its validated, quoted primary key constraint ({@code "orders_pkey"})
+   * @param quotedSendFunction its validated, quoted send function ({@code "inbox"."send_orders"})
    */
-  public MessageWriter(String quotedSendFunction) {
+  public MessageWriter(String quotedTable, String quotedKey, String quotedSendFunction) {
     this.insertOne =
-        SqlFiles.get(MessageWriter.class, "insert_one", Map.of("function", quotedSendFunction));
+        SqlFiles.get(
+            MessageWriter.class, "insert_one", Map.of("table", quotedTable, "key", quotedKey));
     this.insertBatch =
         SqlFiles.get(MessageWriter.class, "insert_batch", Map.of("function", quotedSendFunction));
   }
@@ -46,10 +48,7 @@ public final class MessageWriter {
       ps.setString(4, m.aggregateId());
       ps.setString(5, m.payload());
       ps.setString(6, m.traceId());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getInt(1) == 1;
-      }
+      return ps.executeUpdate() == 1;
     }
   }
 
