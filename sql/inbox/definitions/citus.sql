@@ -164,6 +164,7 @@ BEGIN
             format('inbox.%I()', 'derive_' || p_inbox),
             'inbox.refuse_payload_change()',
             'inbox.claim_shard(text, integer, integer, text)',
+            'inbox.failure_history(jsonb, integer, timestamp with time zone, text)',
             'inbox.fail_in_shard(text, text, text, text, interval, boolean, integer, interval, interval)'] LOOP
         EXECUTE 'SELECT create_distributed_function($1::regprocedure)' USING v_function;
     END LOOP;
@@ -277,7 +278,10 @@ $$;
 
 -- A failed attempt of a message claimed from a shard, in the claim's transaction on the shard's
 -- node: retry_count + 1, the error (cut to 4,000 characters), the next attempt after p_delay or
--- the inbox's backoff (as inbox.retry_delay), a dead letter at once with p_dead or at p_max_retries.
+-- the inbox's backoff (as inbox.retry_delay), a dead letter at once with p_dead or at p_max_retries,
+-- and the failure history as inbox.mark_failed writes it: failing_since (kept from the first
+-- failure), last_failed_at, died_at when this failure made it dead, the attempt appended to
+-- attempts (inbox.failure_history, copied to every node with this function).
 -- Returns 'retry' or 'dead', NULL when the message was processed by another transaction.
 CREATE OR REPLACE FUNCTION inbox.fail_in_shard(p_shard text, p_aggregate_id text, p_event_id text, p_error text,
     p_delay interval, p_dead boolean, p_max_retries integer, p_backoff_base interval, p_backoff_max interval)
@@ -296,7 +300,11 @@ BEGIN
                retry_count = CASE WHEN $5 THEN $6 ELSE m.retry_count + 1 END,
                error = left($3, 4000),
                next_attempt_at = statement_timestamp() + coalesce($4,
-                   least($8, $7 * power(2, least(m.retry_count, 30))) * (0.5 + random() * 0.5))
+                   least($8, $7 * power(2, least(m.retry_count, 30))) * (0.5 + random() * 0.5)),
+               failing_since = coalesce(m.failing_since, statement_timestamp()),
+               last_failed_at = statement_timestamp(),
+               died_at = CASE WHEN $5 OR m.retry_count + 1 >= $6 THEN statement_timestamp() END,
+               attempts = inbox.failure_history(m.attempts, m.retry_count + 1, statement_timestamp(), $3)
         WHERE m.aggregate_id = $1 AND m.event_id = $2 AND m.retry_count < $6
           AND (m.processed_at IS NULL OR m.processed_at = now())
         RETURNING CASE WHEN m.retry_count >= $6 THEN 'dead' ELSE 'retry' END$u$,
@@ -305,5 +313,20 @@ BEGIN
         USING p_aggregate_id, p_event_id, p_error, p_delay, coalesce(p_dead, false), p_max_retries,
               p_backoff_base, p_backoff_max;
     RETURN v_result;
+END;
+$$;
+
+-- An inbox distributed before fail_in_shard wrote the failure history has inbox.failure_history
+-- on the coordinator only: copied to every node here, as distribute_inbox does, once Citus copies
+-- fail_in_shard.
+DO $$
+BEGIN
+    IF inbox.citus_installed() THEN
+        EXECUTE $q$
+            SELECT create_distributed_function('inbox.failure_history(jsonb, integer, timestamp with time zone, text)'::regprocedure)
+            WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object o
+                          WHERE o.classid = 'pg_catalog.pg_proc'::regclass
+                            AND o.objid = 'inbox.fail_in_shard(text, text, text, text, interval, boolean, integer, interval, interval)'::regprocedure)$q$;
+    END IF;
 END;
 $$;

@@ -202,6 +202,13 @@ BEGIN
         RETURN inbox.sql_template(
             'SELECT {{columns}} FROM {{table}} m WHERE {{pending}} AND {{received_at}} <= now() ORDER BY {{received_at}} LIMIT 1', v);
     END IF;
+    IF inbox.is_distributed(c) THEN
+        -- Citus runs a recursive CTE only for one aggregate: one search over the shards, each
+        -- returning its first message by arrival; the stalled aggregates passed over exactly.
+        RETURN inbox.sql_template('SELECT {{columns}} FROM {{table}} m WHERE {{pending}} AND m.received_at <= now()'
+            || CASE WHEN p_stalled AND v ? 'aggregate' THEN ' AND NOT coalesce({{aggregate}}::text = ANY ($1), false)' ELSE '' END
+            || ' ORDER BY m.seq LIMIT 1', v);
+    END IF;
     -- The stalled aggregates' messages are passed over only where there are aggregates.
     RETURN inbox.sql_template($q$WITH RECURSIVE prio AS (
                 (SELECT m.priority FROM {{table}} m WHERE {{pending}} ORDER BY m.priority LIMIT 1)
@@ -591,7 +598,8 @@ $$;
 --    older than dedup_retention;
 --  * dead letters: deleted once older than dlq_retention (by received_at).
 -- At most p_batch_size rows are changed in total, in that order. Rows locked by others are
--- skipped. An inbox with retention_enabled = false (tracked tables unless asked) is left alone,
+-- skipped (not on an inbox distributed on Citus, whose rows are picked by key: docs/scale-out.md).
+-- An inbox with retention_enabled = false (tracked tables unless asked) is left alone,
 -- except for the side table of a tracked inbox, whose rows of processed or deleted messages go
 -- (at most p_batch_size of them, apart from the budget above).
 CREATE OR REPLACE FUNCTION inbox.purge_inbox(p_inbox text, p_batch_size integer DEFAULT 1000)
@@ -613,7 +621,16 @@ DECLARE
     v_last timestamptz;
     v_open_since timestamptz;
     v_rows tid[];
+    v_aggregates text[];
+    v_ids text[];
 BEGIN
+    IF inbox.is_distributed(c) THEN
+        -- Citus neither locks rows of a query over many shards (FOR UPDATE) nor names a row by
+        -- ctid across them (each shard has its own): rows are picked by key, without SKIP LOCKED.
+        v := v || jsonb_build_object('pick', '(x.aggregate_id, x.event_id) IN (SELECT m.aggregate_id, m.event_id', 'lock', ')');
+    ELSE
+        v := v || jsonb_build_object('pick', 'x.ctid = ANY (ARRAY(SELECT m.ctid', 'lock', ' FOR UPDATE SKIP LOCKED))');
+    END IF;
     IF p_batch_size IS NULL OR p_batch_size < 1 THEN
         RAISE EXCEPTION 'batch size must be at least 1, got %', p_batch_size USING ERRCODE = 'invalid_parameter_value';
     END IF;
@@ -627,8 +644,7 @@ BEGIN
 
     -- Rows are picked (and locked) by a bounded subquery and deleted by ctid: a TID scan, so each
     -- call costs about p_batch_size rows whatever the size of the table.
-    EXECUTE inbox.sql_template($q$DELETE FROM {{table}} x WHERE x.ctid = ANY (ARRAY(
-            SELECT m.ctid FROM {{table}} m WHERE {{processed_at}} < now() - $1 LIMIT $2 FOR UPDATE SKIP LOCKED))$q$, v)
+    EXECUTE inbox.sql_template($q$DELETE FROM {{table}} x WHERE {{pick}} FROM {{table}} m WHERE {{processed_at}} < now() - $1 LIMIT $2{{lock}}$q$, v)
         USING v_delete_after, v_budget;
     GET DIAGNOSTICS v_deleted = ROW_COUNT;
     v_budget := v_budget - v_deleted;
@@ -642,15 +658,28 @@ BEGIN
         SELECT min(a.xact_start) INTO v_open_since FROM pg_stat_activity a
         WHERE a.datname = current_database() AND a.pid <> pg_backend_pid();
         -- In processed_at order from where the last call stopped, so stripped rows are not read again.
-        EXECUTE inbox.sql_template($q$SELECT coalesce(array_agg(b.ctid), '{}'), max(b.processed_at) FROM (
-                SELECT m.ctid, m.processed_at FROM {{table}} m
-                WHERE m.processed_at >= $1 AND m.processed_at < $2
-                  AND (m.payload IS NOT NULL OR m.error IS NOT NULL)
-                ORDER BY m.processed_at LIMIT $3 FOR UPDATE SKIP LOCKED) b$q$, v)
-            INTO v_rows, v_last
-            USING c.stripped_until, v_strip_cutoff, v_budget;
-        EXECUTE inbox.sql_template('UPDATE {{table}} m SET payload = NULL, error = NULL, attempts = NULL WHERE m.ctid = ANY ($1)', v)
-            USING v_rows;
+        IF inbox.is_distributed(c) THEN
+            EXECUTE inbox.sql_template($q$SELECT array_agg(b.aggregate_id), array_agg(b.event_id), max(b.processed_at) FROM (
+                    SELECT m.aggregate_id, m.event_id, m.processed_at FROM {{table}} m
+                    WHERE m.processed_at >= $1 AND m.processed_at < $2
+                      AND (m.payload IS NOT NULL OR m.error IS NOT NULL)
+                    ORDER BY m.processed_at LIMIT $3) b$q$, v)
+                INTO v_aggregates, v_ids, v_last
+                USING c.stripped_until, v_strip_cutoff, v_budget;
+            EXECUTE inbox.sql_template('UPDATE {{table}} x SET payload = NULL, error = NULL, attempts = NULL
+                WHERE (x.aggregate_id, x.event_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))', v)
+                USING v_aggregates, v_ids;
+        ELSE
+            EXECUTE inbox.sql_template($q$SELECT coalesce(array_agg(b.ctid), '{}'), max(b.processed_at) FROM (
+                    SELECT m.ctid, m.processed_at FROM {{table}} m
+                    WHERE m.processed_at >= $1 AND m.processed_at < $2
+                      AND (m.payload IS NOT NULL OR m.error IS NOT NULL)
+                    ORDER BY m.processed_at LIMIT $3 FOR UPDATE SKIP LOCKED) b$q$, v)
+                INTO v_rows, v_last
+                USING c.stripped_until, v_strip_cutoff, v_budget;
+            EXECUTE inbox.sql_template('UPDATE {{table}} m SET payload = NULL, error = NULL, attempts = NULL WHERE m.ctid = ANY ($1)', v)
+                USING v_rows;
+        END IF;
         GET DIAGNOSTICS v_stripped = ROW_COUNT;
         v_budget := v_budget - v_stripped;
         -- A full batch may have stopped inside a run of equal timestamps: resume at the last one.
@@ -662,9 +691,8 @@ BEGIN
     END IF;
 
     IF v_budget > 0 AND c.received_at_column IS NOT NULL THEN
-        EXECUTE inbox.sql_template($q$DELETE FROM {{table}} x WHERE x.ctid = ANY (ARRAY(
-                SELECT m.ctid FROM {{table}} m WHERE {{dead}} AND {{received_at}} < now() - $1
-                ORDER BY {{received_at}} LIMIT $2 FOR UPDATE SKIP LOCKED))$q$, v)
+        EXECUTE inbox.sql_template($q$DELETE FROM {{table}} x WHERE {{pick}} FROM {{table}} m WHERE {{dead}} AND {{received_at}} < now() - $1
+                ORDER BY {{received_at}} LIMIT $2{{lock}}$q$, v)
             USING c.dlq_retention, v_budget;
         GET DIAGNOSTICS v_dead = ROW_COUNT;
         v_budget := v_budget - v_dead;

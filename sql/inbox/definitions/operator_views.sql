@@ -97,6 +97,29 @@ BEGIN
 END;
 $$;
 
+-- The heads of an ordered inbox distributed on Citus, as a subquery Citus runs on every shard
+-- (DISTINCT ON and the window by its distribution column): the loose index scan of
+-- aggregate_heads_sql is a recursive CTE, which Citus runs only for one aggregate. One row per
+-- aggregate with unprocessed messages: agg, the head's event_id, event_type, error, retry_count,
+-- next_attempt_at, received_at, died_at, failing_since, dead, backing_off (failed, next attempt
+-- later), and waiting_behind (the unprocessed messages queued behind it, exact). Every unprocessed
+-- message is read: no index walk spans the shards. A head held by a running transaction is not
+-- told apart: the xmax of a row on a worker node is that node's transaction, which the
+-- coordinator's running_xids cannot name.
+CREATE OR REPLACE FUNCTION inbox.distributed_heads_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT inbox.sql_template($q$SELECT DISTINCT ON ({{aggregate}}) {{aggregate}}::text AS agg, {{id}}::text AS event_id,
+               {{event_type}}::text AS event_type, {{error}} AS error, {{retries}} AS retry_count,
+               {{next_attempt_at}} AS next_attempt_at, {{received_at}} AS received_at, {{died_at}} AS died_at,
+               {{failing_since}} AS failing_since, ({{dead}}) AS dead, ({{pending}}) AND {{backing_off}} AS backing_off,
+               count(*) OVER (PARTITION BY {{aggregate}}) - 1 AS waiting_behind
+        FROM {{table}} m WHERE {{unprocessed}}
+        ORDER BY {{aggregate}}, {{sequence}}, {{tie}}$q$, inbox.vocabulary(c))
+$$;
+
 -- The ids of the transactions running now (each holds the lock on its own id).
 CREATE OR REPLACE FUNCTION inbox.running_xids()
 RETURNS xid[]
@@ -128,6 +151,17 @@ DECLARE
 BEGIN
     PERFORM inbox.check_page_limit(p_limit);
     IF v_heads IS NULL THEN
+        RETURN;
+    END IF;
+    IF inbox.is_distributed(c) THEN
+        -- One query over the shards (distributed_heads_sql): no 'claimed' heads.
+        RETURN QUERY EXECUTE 'SELECT b.agg, CASE WHEN b.dead THEN ''dead_letter'' ELSE ''backing_off'' END,
+                   b.event_id, b.event_type, b.error, b.retry_count,
+                   CASE WHEN b.backing_off THEN b.next_attempt_at END, NULL::integer, NULL::text,
+                   b.waiting_behind, b.received_at, CASE WHEN b.dead THEN b.died_at ELSE b.failing_since END
+            FROM (' || inbox.distributed_heads_sql(c) || ') b
+            WHERE b.dead OR b.backing_off ORDER BY b.agg LIMIT $1'
+            USING p_limit;
         RETURN;
     END IF;
     RETURN QUERY EXECUTE inbox.sql_template($q$
@@ -174,6 +208,13 @@ BEGIN
     IF NOT FOUND OR NOT c.managed THEN
         RETURN NULL;
     END IF;
+    IF inbox.is_distributed(c) THEN
+        EXECUTE 'SELECT coalesce(array_agg(h.agg), ''{}'') FROM (
+                SELECT h.* FROM (' || inbox.distributed_heads_sql(c) || ') h ORDER BY h.agg LIMIT $1) h
+            WHERE h.retry_count >= ' || c.max_retries || ' OR h.next_attempt_at > now()'
+            INTO v_aggregates USING p_scan;
+        RETURN v_aggregates;
+    END IF;
     EXECUTE inbox.sql_template($q$WITH RECURSIVE {{heads}}, walked AS MATERIALIZED (SELECT heads.agg, heads.tid FROM heads LIMIT $1)
         SELECT coalesce(array_agg(walked.agg::text), '{}') FROM walked JOIN {{table}} m ON m.ctid = walked.tid
         WHERE {{retries}} >= {{max_retries}} OR {{backing_off}}$q$,
@@ -203,6 +244,14 @@ BEGIN
     END IF;
     IF NOT c.managed THEN
         EXECUTE 'SELECT count(*) FROM (' || inbox.blocked_heads_sql(p_inbox) || ') b' INTO n USING inbox.running_xids();
+        RETURN;
+    END IF;
+    IF inbox.is_distributed(c) THEN
+        -- Dead letters and backing-off heads; a head held by a running transaction is not told apart.
+        EXECUTE 'SELECT count(*) FILTER (WHERE h.retry_count >= ' || c.max_retries || ' OR h.next_attempt_at > now()), count(*)
+            FROM (SELECT h.* FROM (' || inbox.distributed_heads_sql(c) || ') h ORDER BY h.agg LIMIT $1) h'
+            INTO n, v_walked USING p_scan;
+        exact := v_walked < p_scan;
         RETURN;
     END IF;
     EXECUTE inbox.sql_template($q$WITH RECURSIVE {{heads}}, walked AS MATERIALIZED (SELECT heads.tid FROM heads LIMIT $2)
@@ -354,6 +403,15 @@ DECLARE
     v jsonb := inbox.vocabulary(c);
     v_oldest timestamptz;
 BEGIN
+    IF inbox.is_distributed(c) THEN
+        -- Citus runs a recursive CTE only for one aggregate: the oldest over every shard, exact.
+        EXECUTE inbox.sql_template('SELECT min(m.received_at) FROM {{table}} m
+            WHERE {{pending}} AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)'
+            || CASE WHEN cardinality(p_stalled) > 0 AND v ? 'aggregate'
+                    THEN ' AND NOT coalesce({{aggregate}}::text = ANY ($2), false)' ELSE '' END, v)
+            INTO v_oldest USING p_mask, p_stalled;
+        RETURN v_oldest;
+    END IF;
     EXECUTE inbox.sql_template($q$WITH RECURSIVE prio AS (
             (SELECT m.priority FROM {{table}} m WHERE {{pending}}
              ORDER BY m.priority LIMIT 1)
@@ -389,6 +447,13 @@ AS $$
 DECLARE
     c inbox.inbox_config := inbox.managed_config_of(p_inbox, 'oldest_eligible_message');
 BEGIN
+    IF inbox.is_distributed(c) THEN
+        -- Citus runs a recursive CTE only for one aggregate: one search over every shard.
+        EXECUTE inbox.sql_template('SELECT m.received_at, m.bucket::integer FROM {{table}} m
+            WHERE {{pending}} AND m.next_attempt_at <= now() ORDER BY m.received_at LIMIT 1', inbox.vocabulary(c))
+            INTO received_at, bucket;
+        RETURN;
+    END IF;
     EXECUTE inbox.sql_template($q$WITH RECURSIVE prio AS (
             (SELECT m.priority FROM {{table}} m WHERE {{pending}}
              ORDER BY m.priority LIMIT 1)
@@ -435,7 +500,9 @@ BEGIN
             v_worst_part := inbox.inbox_bucket_owner(v_bucket, v_parts);
         END IF;
     END IF;
-    IF c.managed THEN
+    -- A distributed inbox's rows carry the xids of their worker nodes, which running_xids (the
+    -- coordinator's) cannot name: no count there.
+    IF c.managed AND NOT inbox.is_distributed(c) THEN
         -- Held by running transactions: workers claim from the front of the claim order, so the
         -- first 1,000 waiting messages hold (nearly) every message in process.
         EXECUTE inbox.sql_template($q$SELECT count(*) FROM (

@@ -247,7 +247,7 @@ BEGIN
             END IF;
             BEGIN
                 {{first_insert}};
-                GET DIAGNOSTICS v_count = ROW_COUNT;
+                {{first_count}};
             EXCEPTION WHEN unique_violation THEN
                 -- A duplicate: this time each row's key is probed first (see above).
                 {{insert}}
@@ -260,9 +260,14 @@ BEGIN
         $f$, jsonb_build_object('function', v_function, 'insert', v_insert, 'key', inbox.message_key(c),
              -- Citus reports a duplicate in an INSERT ... SELECT as an internal error (XX000), not
              -- unique_violation: a distributed inbox probes the key at once.
+             -- Its row count is then the rows it selected, duplicates included: the rows it
+             -- inserted are counted from RETURNING.
              'first_insert', CASE WHEN inbox.is_distributed(c)
-                                  THEN v_insert || ' ON CONFLICT (' || inbox.message_key(c) || ') DO NOTHING'
-                                  ELSE v_insert END));
+                                  THEN 'WITH inserted AS (' || v_insert || ' ON CONFLICT (' || inbox.message_key(c)
+                                       || ') DO NOTHING RETURNING 1) SELECT count(*) INTO v_count FROM inserted'
+                                  ELSE v_insert END,
+             'first_count', CASE WHEN inbox.is_distributed(c) THEN 'NULL'
+                                 ELSE 'GET DIAGNOSTICS v_count = ROW_COUNT' END));
     EXECUTE format('REVOKE ALL ON FUNCTION %s(text[], text[], text[], text[], jsonb[], text[]) FROM PUBLIC', v_function);
 END;
 $$;

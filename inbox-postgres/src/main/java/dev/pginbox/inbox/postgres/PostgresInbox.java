@@ -46,7 +46,10 @@ public final class PostgresInbox implements Inbox {
     this.managed = managed;
     // The name passed InboxNames (a-z, 0-9, _), and is quoted all the same.
     this.writer =
-        new MessageWriter("\"inbox\".\"" + name + "\"", "\"inbox\".\"send_" + name + "\"");
+        new MessageWriter(
+            "\"inbox\".\"" + name + "\"",
+            "\"" + name + "_pkey\"",
+            "\"inbox\".\"send_" + name + "\"");
   }
 
   @Override

@@ -28,6 +28,8 @@ class NameReservationTest extends InboxTestSupport {
     // an inbox named like another's index
     "rsv_e, rsv_e_claim_idx, rsv_e_claim_idx",
     "rsv_f_ordering_idx, rsv_f, rsv_f_ordering_idx",
+    // an inbox named like another's key, which the single send names in its ON CONFLICT
+    "rsv_i_pkey, rsv_i, rsv_i_pkey",
   })
   void an_inbox_whose_derived_names_collide_with_another_inboxs_is_refused(
       String first, String second, String collision) {

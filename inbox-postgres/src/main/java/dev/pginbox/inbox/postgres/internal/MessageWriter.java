@@ -10,7 +10,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The produce path: one INSERT per call, idempotent by event id. A batch is one statement over
+ * The produce path: one INSERT per call, idempotent by the inbox's key (the event id, or the
+ * aggregate and event id once the inbox is distributed on Citus). A batch is one statement over
  * bound arrays ({@code unnest}), so 1,000 messages cost one round trip and one plan. Runs on the
  * caller's connection and never commits.
  *
@@ -28,10 +29,13 @@ public final class MessageWriter {
 
   /**
    * @param quotedTable the validated, quoted table ({@code "inbox"."orders"})
+   * @param quotedKey its validated, quoted primary key constraint ({@code "orders_pkey"})
    * @param quotedSendFunction its validated, quoted send function ({@code "inbox"."send_orders"})
    */
-  public MessageWriter(String quotedTable, String quotedSendFunction) {
-    this.insertOne = SqlFiles.get(MessageWriter.class, "insert_one", Map.of("table", quotedTable));
+  public MessageWriter(String quotedTable, String quotedKey, String quotedSendFunction) {
+    this.insertOne =
+        SqlFiles.get(
+            MessageWriter.class, "insert_one", Map.of("table", quotedTable, "key", quotedKey));
     this.insertBatch =
         SqlFiles.get(MessageWriter.class, "insert_batch", Map.of("function", quotedSendFunction));
   }
