@@ -454,15 +454,17 @@ END;
 $$;
 
 -- What an inbox can do, feature by feature: {"<feature>": {"enabled": bool, "reason": text}}, the
--- reason only for a feature that is off. A managed inbox has every feature; a tracked table
+-- reason only for a feature that is off. A managed inbox has every feature (but notifications once
+-- distributed on Citus, which drops the trigger: inbox.distribute_inbox); a tracked table
 -- loses those whose optional column it does not have (enable_inbox_tracking). Retries, errors and
 -- backoff always work: what the table has no column for is kept in the inbox's side table.
 CREATE OR REPLACE FUNCTION inbox.inbox_features(c inbox.inbox_config)
 RETURNS jsonb
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT jsonb_object_agg(f.feature, CASE WHEN f.enabled THEN jsonb_build_object('enabled', true)
+BEGIN
+    RETURN (SELECT jsonb_object_agg(f.feature, CASE WHEN f.enabled THEN jsonb_build_object('enabled', true)
         ELSE jsonb_build_object('enabled', false, 'reason', f.reason) END)
     FROM (VALUES
         ('arrival_order', c.received_at_column IS NOT NULL,
@@ -473,8 +475,10 @@ AS $$
          'no aggregate_id column: listings show no aggregate and every message falls into the partition bucket of the empty aggregate'),
         ('payload', c.managed OR c.payload_column IS NOT NULL,
          'no payload column: handlers and listings get no payload'),
-        ('notifications', c.managed OR c.notify_trigger,
-         'tracked without p_notify => true: workers poll')) AS f(feature, enabled, reason)
+        ('notifications', (c.managed OR c.notify_trigger) AND NOT inbox.is_distributed(c),
+         CASE WHEN inbox.is_distributed(c) THEN 'distributed on Citus: no insert notifications, workers poll'
+              ELSE 'tracked without p_notify => true: workers poll' END)) AS f(feature, enabled, reason));
+END;
 $$;
 
 -- Richer status for operators: configuration, ordering/priority settings, counts, recent
@@ -620,9 +624,6 @@ DECLARE
     v_strip_cutoff timestamptz := now() - c.processed_retention;
     v_last timestamptz;
     v_open_since timestamptz;
-    v_rows tid[];
-    v_aggregates text[];
-    v_ids text[];
 BEGIN
     IF inbox.is_distributed(c) THEN
         -- Citus neither locks rows of a query over many shards (FOR UPDATE) nor names a row by
@@ -658,29 +659,15 @@ BEGIN
         SELECT min(a.xact_start) INTO v_open_since FROM pg_stat_activity a
         WHERE a.datname = current_database() AND a.pid <> pg_backend_pid();
         -- In processed_at order from where the last call stopped, so stripped rows are not read again.
-        IF inbox.is_distributed(c) THEN
-            EXECUTE inbox.sql_template($q$SELECT array_agg(b.aggregate_id), array_agg(b.event_id), max(b.processed_at) FROM (
-                    SELECT m.aggregate_id, m.event_id, m.processed_at FROM {{table}} m
-                    WHERE m.processed_at >= $1 AND m.processed_at < $2
-                      AND (m.payload IS NOT NULL OR m.error IS NOT NULL)
-                    ORDER BY m.processed_at LIMIT $3) b$q$, v)
-                INTO v_aggregates, v_ids, v_last
-                USING c.stripped_until, v_strip_cutoff, v_budget;
-            EXECUTE inbox.sql_template('UPDATE {{table}} x SET payload = NULL, error = NULL, attempts = NULL
-                WHERE (x.aggregate_id, x.event_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))', v)
-                USING v_aggregates, v_ids;
-        ELSE
-            EXECUTE inbox.sql_template($q$SELECT coalesce(array_agg(b.ctid), '{}'), max(b.processed_at) FROM (
-                    SELECT m.ctid, m.processed_at FROM {{table}} m
-                    WHERE m.processed_at >= $1 AND m.processed_at < $2
-                      AND (m.payload IS NOT NULL OR m.error IS NOT NULL)
-                    ORDER BY m.processed_at LIMIT $3 FOR UPDATE SKIP LOCKED) b$q$, v)
-                INTO v_rows, v_last
-                USING c.stripped_until, v_strip_cutoff, v_budget;
-            EXECUTE inbox.sql_template('UPDATE {{table}} m SET payload = NULL, error = NULL, attempts = NULL WHERE m.ctid = ANY ($1)', v)
-                USING v_rows;
-        END IF;
-        GET DIAGNOSTICS v_stripped = ROW_COUNT;
+        EXECUTE inbox.sql_template($q$WITH s AS (
+                UPDATE {{table}} x SET payload = NULL, error = NULL, attempts = NULL
+                WHERE {{pick}} FROM {{table}} m
+                    WHERE m.processed_at >= $1 AND m.processed_at < $2 AND (m.payload IS NOT NULL OR m.error IS NOT NULL)
+                    ORDER BY m.processed_at LIMIT $3{{lock}}
+                RETURNING x.processed_at)
+            SELECT count(*), max(s.processed_at) FROM s$q$, v)
+            INTO v_stripped, v_last
+            USING c.stripped_until, v_strip_cutoff, v_budget;
         v_budget := v_budget - v_stripped;
         -- A full batch may have stopped inside a run of equal timestamps: resume at the last one.
         UPDATE inbox.inbox_config

@@ -211,7 +211,7 @@ BEGIN
     IF inbox.is_distributed(c) THEN
         EXECUTE 'SELECT coalesce(array_agg(h.agg), ''{}'') FROM (
                 SELECT h.* FROM (' || inbox.distributed_heads_sql(c) || ') h ORDER BY h.agg LIMIT $1) h
-            WHERE h.retry_count >= ' || c.max_retries || ' OR h.next_attempt_at > now()'
+            WHERE h.dead OR h.backing_off'
             INTO v_aggregates USING p_scan;
         RETURN v_aggregates;
     END IF;
@@ -248,7 +248,7 @@ BEGIN
     END IF;
     IF inbox.is_distributed(c) THEN
         -- Dead letters and backing-off heads; a head held by a running transaction is not told apart.
-        EXECUTE 'SELECT count(*) FILTER (WHERE h.retry_count >= ' || c.max_retries || ' OR h.next_attempt_at > now()), count(*)
+        EXECUTE 'SELECT count(*) FILTER (WHERE h.dead OR h.backing_off), count(*)
             FROM (SELECT h.* FROM (' || inbox.distributed_heads_sql(c) || ') h ORDER BY h.agg LIMIT $1) h'
             INTO n, v_walked USING p_scan;
         exact := v_walked < p_scan;

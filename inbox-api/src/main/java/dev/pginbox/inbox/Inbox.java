@@ -8,9 +8,10 @@ import dev.pginbox.inbox.operations.OrderingGap;
 import java.util.List;
 
 /**
- * One inbox. Sending is idempotent by event id ({@code ON CONFLICT (event_id) DO NOTHING}); every
- * other operation calls the inbox's SQL functions. Each call runs in its own transaction; to send
- * inside your own transaction use the implementation's overloads (e.g. {@code PostgresInbox}).
+ * One inbox. Sending is idempotent by event id (an insert that does nothing on the inbox's key, the
+ * event id, or the aggregate id and event id once distributed on Citus); every other operation
+ * calls the inbox's SQL functions. Each call runs in its own transaction; to send inside your own
+ * transaction use the implementation's overloads (e.g. {@code PostgresInbox}).
  */
 public interface Inbox {
 

@@ -120,6 +120,13 @@ class DistributedOperationsTest {
             s.count(
                 "SELECT (inbox.inbox_status('" + plain + "') -> 'counts' ->> 'pending')::bigint"))
         .isEqualTo(2);
+    // distribute_inbox dropped the insert trigger: status must not promise wake-ups.
+    assertThat(
+            s.count(
+                "SELECT count(*) WHERE NOT (inbox.inbox_status('"
+                    + plain
+                    + "') #> '{features,notifications,enabled}')::boolean"))
+        .isEqualTo(1);
   }
 
   @Test
