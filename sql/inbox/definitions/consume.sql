@@ -154,7 +154,10 @@ $$;
 -- is (inbox.pause_inbox), read at every move whatever the isolation level. p_levels are the inbox's priority levels (its map's
 -- values and default); the sweep adds any other level it finds. The table's seq sequence must not
 -- be cached (CACHE 1, as create_inbox makes it). Returns the new state.
-CREATE OR REPLACE FUNCTION inbox.advance_claim_floors(p_inbox text, p_mask varbit, p_levels integer[])
+-- The state is kept in the setting p_key: pginbox_floor.<inbox> for claims
+-- (inbox.advance_claim_floors); the operator functions keep floors of their own
+-- (inbox.operator_levels_sql), so a session that claims and reads health keeps its claim floors.
+CREATE OR REPLACE FUNCTION inbox.advance_floors(p_inbox text, p_mask varbit, p_levels integer[], p_key text)
 RETURNS text
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -162,8 +165,7 @@ AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_table regclass := inbox.inbox_table(c)::regclass;
-    v_key text := 'pginbox_floor.' || p_inbox;
-    v_s text[] := string_to_array(current_setting(v_key, true), ';');
+    v_s text[] := string_to_array(current_setting(p_key, true), ';');
     v_now bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
     -- The same text as the claim's (generated_claim_floors).
     v_mask text := coalesce(p_mask::text, '') || '@' || p_levels::text;
@@ -266,10 +268,16 @@ BEGIN
     v_s := ARRAY[(v_now + v_move_ms)::text, v_mask, v_sweep_after::text, v_levels::text, v_from::text,
                  coalesce(v_candidate::text, ''), coalesce(v_holders::text, ''), v_resets::text,
                  CASE WHEN c.paused_at IS NOT NULL THEN 'paused' ELSE '' END];
-    PERFORM set_config(v_key, array_to_string(v_s, ';'), false);
+    PERFORM set_config(p_key, array_to_string(v_s, ';'), false);
     RETURN array_to_string(v_s, ';');
 END;
 $$;
+
+CREATE OR REPLACE FUNCTION inbox.advance_claim_floors(p_inbox text, p_mask varbit, p_levels integer[])
+RETURNS text
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT inbox.advance_floors(p_inbox, p_mask, p_levels, 'pginbox_floor.' || p_inbox) $$;
 
 -- A session's claim floors for p_mask and p_levels: the state of inbox.advance_claim_floors, moved
 -- first when due. Callers read levels from element 4 and floors from element 5. The generated
@@ -288,5 +296,64 @@ BEGIN
         v_state := string_to_array(inbox.advance_claim_floors(p_inbox, p_mask, p_levels), ';');
     END IF;
     RETURN v_state;
+END;
+$$;
+
+-- The priority levels of a managed inbox's claim order with, for each, a seq below which none of
+-- its messages waits, as a FROM item: prio(priority, floor). The operator functions (health, the
+-- oldest waiting message, partition lag) read each level from there instead of the front of
+-- <name>_claim_idx, so they do not walk the entries of messages claimed while the xmin horizon is
+-- held (docs/performance.md, "Claim floors"). These are claim floors for every bucket, moved by
+-- the claim's rules (inbox.advance_floors) and kept per session in the setting
+-- pginbox_health_floor.<inbox>, apart from the session's claim floors: a session's first call,
+-- and one every inbox.claim_floor_sweep_seconds (the sweep), still reads each level from its start.
+-- Like the claim, they see a message made waiting below them by hand (an owner's UPDATE, a
+-- priority outside the map) at the next sweep. A role without SELECT on the inbox's seq sequence
+-- (granted to readers and operators by inbox.grant_inbox) reads every level with waiting
+-- messages from its start, as before. One statement (inbox_health calls it five times) computes
+-- it once: the answer is kept with the statement's start time in pginbox_health_levels.<inbox>.
+CREATE OR REPLACE FUNCTION inbox.operator_levels_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_key text := 'pginbox_health_floor.' || c.inbox_name;
+    v_memo_key text := 'pginbox_health_levels.' || c.inbox_name;
+    v_memo text := current_setting(v_memo_key, true);
+    v_statement text := statement_timestamp()::text || '|';
+    v_levels integer[];
+    v_state text[];
+    v_sql text;
+BEGIN
+    IF starts_with(v_memo, v_statement) THEN
+        RETURN substr(v_memo, length(v_statement) + 1);
+    END IF;
+    v_levels := inbox.priority_levels(c);
+    IF has_sequence_privilege(pg_get_serial_sequence(inbox.inbox_table(c), 'seq'), 'SELECT') THEN
+        v_state := string_to_array(current_setting(v_key, true), ';');
+        IF v_state IS NULL
+           OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+           OR v_state[2] IS DISTINCT FROM '@' || v_levels::text THEN
+            v_state := string_to_array(inbox.advance_floors(c.inbox_name, NULL, v_levels, v_key), ';');
+        END IF;
+        v_sql := format('unnest(%L::integer[], %L::bigint[]) AS prio(priority, floor)', v_state[4],
+            array_replace(v_state[5]::bigint[], NULL, '-9223372036854775808'::bigint));
+    ELSE
+        -- Every level with a waiting message: a loose index scan from the front of each.
+        EXECUTE inbox.sql_template($q$WITH RECURSIVE lv AS (
+                (SELECT c.priority FROM {{table}} c WHERE {{pending}} ORDER BY c.priority LIMIT 1)
+                UNION ALL
+                SELECT (SELECT c.priority FROM {{table}} c WHERE {{pending}} AND c.priority > lv.priority
+                        ORDER BY c.priority LIMIT 1)
+                FROM lv WHERE lv.priority IS NOT NULL)
+            SELECT coalesce(array_agg(lv.priority), '{}') FROM lv WHERE lv.priority IS NOT NULL$q$,
+            inbox.vocabulary(c, 'c', p_settings => false))
+            INTO v_levels;
+        v_sql := format('unnest(%L::integer[], %L::bigint[]) AS prio(priority, floor)', v_levels,
+            array_fill('-9223372036854775808'::bigint, ARRAY[cardinality(v_levels)]));
+    END IF;
+    PERFORM set_config(v_memo_key, v_statement || v_sql, false);
+    RETURN v_sql;
 END;
 $$;

@@ -149,6 +149,34 @@ BEGIN
 END;
 $$;
 
+-- inbox.capped_count of an inbox's waiting messages (those of p_predicate among them, when given).
+-- On a managed inbox on one server, each priority level is read from its floor
+-- (inbox.operator_levels_sql), not from the front of <name>_claim_idx.
+CREATE OR REPLACE FUNCTION inbox.capped_waiting_count(c inbox.inbox_config, p_predicate text, p_cap bigint,
+                                                      OUT n bigint, OUT exact boolean)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v jsonb := inbox.vocabulary(c);
+    v_predicate text := v ->> 'pending' || CASE WHEN p_predicate IS NULL THEN '' ELSE ' AND ' || p_predicate END;
+BEGIN
+    IF NOT c.managed OR inbox.is_distributed(c) THEN
+        SELECT x.n, x.exact INTO n, exact FROM inbox.capped_count(v ->> 'table', v_predicate, p_cap) x;
+        RETURN;
+    END IF;
+    EXECUTE inbox.sql_template($q$SELECT count(*) FROM (SELECT 1 FROM {{levels}} CROSS JOIN LATERAL (
+            SELECT 1 FROM {{table}} m WHERE {{predicate}} AND m.priority = prio.priority AND m.seq >= prio.floor
+            LIMIT $1) x LIMIT $1) capped$q$,
+        v || jsonb_build_object('levels', inbox.operator_levels_sql(c), 'predicate', v_predicate))
+        INTO n USING p_cap;
+    exact := n < p_cap;
+    IF NOT exact THEN
+        n := greatest(n, inbox.estimated_count(v ->> 'table', v_predicate));
+    END IF;
+END;
+$$;
+
 -- The planner's estimate of the rows matching a predicate (statistics of the last ANALYZE,
 -- scaled to the table's current size): costs one plan, reads no rows. VOLATILE only because
 -- PostgreSQL runs no EXPLAIN inside a STABLE function; it changes nothing.
@@ -179,9 +207,9 @@ $$;
 
 -- A query for columns p_columns (over alias m) of the oldest pending message. A managed inbox
 -- takes the earliest arrival (lowest seq) from <name>_claim_idx (priority, seq): one index probe
--- per distinct priority of waiting messages, so no index on received_at has to be maintained on
--- the produce path. (received_at is the inserting transaction's start time: it follows seq
--- except across concurrent producers, by the length of their transactions.) A tracked table
+-- per priority level, from its floor (inbox.operator_levels_sql), so no index on received_at has
+-- to be maintained on the produce path. (received_at is the inserting transaction's start time:
+-- it follows seq except across concurrent producers, by the length of their transactions.) A tracked table
 -- orders by its received_at column. A message whose received_at lies in the future (a writer set
 -- it) is passed over, so it cannot hide the messages waiting behind it.
 -- With p_stalled, an ordered managed inbox's messages of the aggregates in the query's parameter
@@ -210,20 +238,14 @@ BEGIN
             || ' ORDER BY m.seq LIMIT 1', v);
     END IF;
     -- The stalled aggregates' messages are passed over only where there are aggregates.
-    RETURN inbox.sql_template($q$WITH RECURSIVE prio AS (
-                (SELECT m.priority FROM {{table}} m WHERE {{pending}} ORDER BY m.priority LIMIT 1)
-                UNION ALL
-                SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}} AND m.priority > prio.priority
-                        ORDER BY m.priority LIMIT 1)
-                FROM prio WHERE prio.priority IS NOT NULL)
-            SELECT {{columns}} FROM prio CROSS JOIN LATERAL ({{first}}) m
-            ORDER BY m.seq LIMIT 1$q$, v || jsonb_build_object('first', inbox.sql_template(
+    RETURN inbox.sql_template($q$SELECT {{columns}} FROM {{levels}} CROSS JOIN LATERAL ({{first}}) m
+            ORDER BY m.seq LIMIT 1$q$, v || jsonb_build_object('levels', inbox.operator_levels_sql(c), 'first', inbox.sql_template(
         CASE WHEN NOT p_stalled OR NOT v ? 'aggregate' THEN
-            'SELECT m.* FROM {{table}} m WHERE {{pending}} AND m.priority = prio.priority AND m.received_at <= now()
-                 ORDER BY m.seq LIMIT 1'
+            'SELECT m.* FROM {{table}} m WHERE {{pending}} AND m.priority = prio.priority AND m.seq >= prio.floor
+                 AND m.received_at <= now() ORDER BY m.seq LIMIT 1'
         ELSE
             'SELECT m.* FROM (SELECT m.* FROM {{table}} m WHERE {{pending}} AND m.priority = prio.priority
-                                  ORDER BY m.seq LIMIT 10000) m
+                                  AND m.seq >= prio.floor ORDER BY m.seq LIMIT 10000) m
                  WHERE m.received_at <= now() AND NOT coalesce({{aggregate}}::text = ANY ($1), false)
                  ORDER BY m.seq LIMIT 1' END, v)));
 END;
@@ -231,8 +253,9 @@ $$;
 
 -- Cheap health check; its cost is bounded whatever the backlog and the history:
 --  * pending_count: exact up to degraded_pending (an index-only scan of <name>_claim_idx that
---    stops there); above it, exact up to critical_pending when the planner estimates at most
---    twice critical_pending (or the table was never analyzed), else the planner's estimate.
+--    stops there, each priority level from its floor: inbox.capped_waiting_count); above it,
+--    exact up to critical_pending when the planner estimates at most twice critical_pending (or
+--    the table was never analyzed), else the planner's estimate.
 --    pending_count_exact says which.
 --  * dlq_count: exact up to max(degraded_dlq, 10,000), else an estimate (dlq_count_exact).
 --  * oldest pending message: a few index probes (oldest_pending_sql).
@@ -249,7 +272,6 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v jsonb := inbox.vocabulary(c);
     v_table text := v ->> 'table';
-    v_pending_predicate text := v ->> 'pending';
     v_pending bigint;
     v_pending_exact boolean;
     v_dead bigint;
@@ -266,20 +288,20 @@ DECLARE
     v_claimable bigint;  -- pending, but not blocked
 BEGIN
     SELECT x.n, x.exact INTO v_pending, v_pending_exact
-        FROM inbox.capped_count(v_table, v_pending_predicate, c.degraded_pending + 1) x;
+        FROM inbox.capped_waiting_count(c, NULL, c.degraded_pending + 1) x;
     -- Count on to the critical threshold unless the planner (on a table ANALYZE has seen, so
     -- that the estimate rests on statistics) expects more than twice as many.
     IF NOT v_pending_exact AND c.critical_pending > c.degraded_pending
        AND (v_pending <= 2 * c.critical_pending
             OR (SELECT t.reltuples < 0 FROM pg_class t WHERE t.oid = v_table::regclass)) THEN
         SELECT x.n, x.exact INTO v_pending, v_pending_exact
-            FROM inbox.capped_count(v_table, v_pending_predicate, c.critical_pending + 1) x;
+            FROM inbox.capped_waiting_count(c, NULL, c.critical_pending + 1) x;
     END IF;
     SELECT x.n, x.exact INTO v_dead, v_dead_exact
         FROM inbox.capped_count(v_table, v ->> 'dead', greatest(c.degraded_dlq, 10000) + 1) x;
     IF cardinality(v_stalled) > 0 THEN
         SELECT x.n, x.exact INTO v_blocked, v_blocked_exact
-            FROM inbox.capped_count(v_table, inbox.sql_template('{{pending}} AND {{aggregate}}::text = ANY ({{stalled}}::text[])',
+            FROM inbox.capped_waiting_count(c, inbox.sql_template('{{aggregate}}::text = ANY ({{stalled}}::text[])',
                 v || jsonb_build_object('stalled', format('%L', v_stalled))), greatest(c.critical_pending, 10000) + 1) x;
     END IF;
     v_claimable := greatest(v_pending - v_blocked, 0);

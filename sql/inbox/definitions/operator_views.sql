@@ -335,6 +335,7 @@ DECLARE
     v_cap constant integer := 100000;
     -- An ordered inbox's aggregates whose head is dead or backing off (among the first 10,000).
     v_stalled text[];
+    v_sample_from text;
 BEGIN
     IF NOT c.managed THEN
         RETURN QUERY SELECT NULL::integer, x.n, 0::bigint, x.exact,
@@ -344,10 +345,18 @@ BEGIN
         RETURN;
     END IF;
     v_stalled := inbox.stalled_aggregates(p_inbox);
+    -- The waiting messages sampled: on one server each priority level from its floor
+    -- (inbox.operator_levels_sql).
+    v_sample_from := inbox.sql_template(CASE WHEN inbox.is_distributed(c)
+        THEN '(SELECT m.* FROM {{table}} m WHERE {{pending}} LIMIT {{cap}} + 1) m'
+        ELSE '{{levels}} CROSS JOIN LATERAL (SELECT m.* FROM {{table}} m WHERE {{pending}}
+              AND m.priority = prio.priority AND m.seq >= prio.floor LIMIT {{cap}} + 1) m' END,
+        v || jsonb_build_object('cap', v_cap, 'levels', CASE WHEN inbox.is_distributed(c) THEN ''
+                                                            ELSE inbox.operator_levels_sql(c) END));
     RETURN QUERY EXECUTE inbox.sql_template($q$
         WITH sample AS MATERIALIZED (
-            SELECT m.bucket, m.next_attempt_at <= now() AS eligible, {{stalled}} AS stalled FROM {{table}} m
-            WHERE {{pending}} LIMIT {{cap}} + 1),
+            SELECT m.bucket, m.next_attempt_at <= now() AS eligible, {{stalled}} AS stalled
+            FROM {{sample_from}} LIMIT {{cap}} + 1),
         scale AS (SELECT CASE WHEN count(*) > {{cap}}
                       THEN greatest(inbox.estimated_count({{table_literal}}, {{pending_literal}}), count(*))::numeric / count(*)
                       ELSE 1 END AS factor, count(*) <= {{cap}} AS exact FROM sample),
@@ -377,7 +386,7 @@ BEGIN
         LEFT JOIN counted ct ON ct.part IS NOT DISTINCT FROM p.part
         LEFT JOIN inbox.inbox_partition_leases l ON l.inbox_name = {{inbox}} AND l.partition_id = p.part
         ORDER BY p.part$q$,
-        v || jsonb_build_object('cap', v_cap, 'table_literal', format('%L', v ->> 'table'),
+        v || jsonb_build_object('cap', v_cap, 'table_literal', format('%L', v ->> 'table'), 'sample_from', v_sample_from,
                                 'pending_literal', format('%L', v ->> 'pending'),
                                 'stalled', CASE WHEN cardinality(v_stalled) > 0
                                                 THEN format('%s::text = ANY (%L::text[])', v ->> 'aggregate', v_stalled)
@@ -387,8 +396,8 @@ END;
 $$;
 
 -- received_at of the oldest message of a managed inbox that could be claimed now, among the
--- buckets of p_mask (NULL: all). One descent of <name>_claim_idx per distinct priority of waiting
--- messages, then the first eligible message of each priority by arrival (seq). With p_stalled
+-- buckets of p_mask (NULL: all): the first eligible message of each priority level by arrival
+-- (seq), each level read from its floor (inbox.operator_levels_sql). With p_stalled
 -- (inbox.stalled_aggregates) the messages of those aggregates are passed over, as inbox_health
 -- passes them over (inbox.oldest_pending_sql): among the first 10,000 eligible messages of each
 -- priority, so a long queue behind a dead head costs no more than that.
@@ -412,24 +421,17 @@ BEGIN
             INTO v_oldest USING p_mask, p_stalled;
         RETURN v_oldest;
     END IF;
-    EXECUTE inbox.sql_template($q$WITH RECURSIVE prio AS (
-            (SELECT m.priority FROM {{table}} m WHERE {{pending}}
-             ORDER BY m.priority LIMIT 1)
-            UNION ALL
-            SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}}
-                    AND m.priority > prio.priority ORDER BY m.priority LIMIT 1)
-            FROM prio WHERE prio.priority IS NOT NULL)
-        SELECT min(f.received_at) FROM prio CROSS JOIN LATERAL ({{first}}) f$q$,
-        v || jsonb_build_object('first', inbox.sql_template(CASE WHEN cardinality(p_stalled) > 0 AND v ? 'aggregate' THEN
+    EXECUTE inbox.sql_template($q$SELECT min(f.received_at) FROM {{levels}} CROSS JOIN LATERAL ({{first}}) f$q$,
+        v || jsonb_build_object('levels', inbox.operator_levels_sql(c), 'first', inbox.sql_template(CASE WHEN cardinality(p_stalled) > 0 AND v ? 'aggregate' THEN
             'SELECT m.received_at FROM (SELECT m.* FROM {{table}} m
-                 WHERE {{pending}} AND m.priority = prio.priority
+                 WHERE {{pending}} AND m.priority = prio.priority AND m.seq >= prio.floor
                    AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
                  ORDER BY m.seq LIMIT 10000) m
              WHERE NOT coalesce({{aggregate}}::text = ANY ($2), false)
              ORDER BY m.seq LIMIT 1'
         ELSE
             'SELECT m.received_at FROM {{table}} m
-             WHERE {{pending}} AND m.priority = prio.priority
+             WHERE {{pending}} AND m.priority = prio.priority AND m.seq >= prio.floor
                AND m.next_attempt_at <= now() AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
              ORDER BY m.seq LIMIT 1' END, v)))
         INTO v_oldest USING p_mask, p_stalled;
@@ -454,20 +456,13 @@ BEGIN
             INTO received_at, bucket;
         RETURN;
     END IF;
-    EXECUTE inbox.sql_template($q$WITH RECURSIVE prio AS (
-            (SELECT m.priority FROM {{table}} m WHERE {{pending}}
-             ORDER BY m.priority LIMIT 1)
-            UNION ALL
-            SELECT (SELECT m.priority FROM {{table}} m WHERE {{pending}}
-                    AND m.priority > prio.priority ORDER BY m.priority LIMIT 1)
-            FROM prio WHERE prio.priority IS NOT NULL)
-        SELECT f.received_at, f.bucket::integer FROM prio CROSS JOIN LATERAL (
+    EXECUTE inbox.sql_template($q$SELECT f.received_at, f.bucket::integer FROM {{levels}} CROSS JOIN LATERAL (
             SELECT m.received_at, m.bucket FROM {{table}} m
-            WHERE {{pending}} AND m.priority = prio.priority
+            WHERE {{pending}} AND m.priority = prio.priority AND m.seq >= prio.floor
               AND m.next_attempt_at <= now()
             ORDER BY m.seq LIMIT 1) f
         ORDER BY f.received_at LIMIT 1$q$,
-        inbox.vocabulary(c))
+        inbox.vocabulary(c) || jsonb_build_object('levels', inbox.operator_levels_sql(c)))
         INTO received_at, bucket;
 END;
 $$;
@@ -506,9 +501,13 @@ BEGIN
         -- Held by running transactions: workers claim from the front of the claim order, so the
         -- first 1,000 waiting messages hold (nearly) every message in process.
         EXECUTE inbox.sql_template($q$SELECT count(*) FROM (
-                SELECT m.xmax FROM {{table}} m WHERE {{pending}}
+                SELECT m.xmax FROM {{levels}} CROSS JOIN LATERAL (
+                    SELECT m.xmax, m.priority, m.seq FROM {{table}} m
+                    WHERE {{pending}} AND m.priority = prio.priority AND m.seq >= prio.floor
+                    ORDER BY m.seq LIMIT 1000) m
                 ORDER BY m.priority, m.seq LIMIT 1000) x
-            WHERE x.xmax <> '0'::xid AND x.xmax = ANY ($1)$q$, inbox.vocabulary(c))
+            WHERE x.xmax <> '0'::xid AND x.xmax = ANY ($1)$q$,
+            inbox.vocabulary(c) || jsonb_build_object('levels', inbox.operator_levels_sql(c)))
             INTO v_processing USING inbox.running_xids();
     END IF;
     RETURN jsonb_build_object(

@@ -135,9 +135,10 @@ BEGIN
     END IF;
 
     EXECUTE format('GRANT SELECT ON %s TO %s', v_table, v_role);
-    IF p_kind = 'consumer' AND c.managed THEN
-        -- A claim reads the last seq taken to move its claim floors (inbox.advance_claim_floors);
-        -- SELECT on a sequence reads it and takes no value.
+    IF c.managed THEN
+        -- A claim reads the last seq taken to move its claim floors (inbox.advance_claim_floors),
+        -- and health its own (inbox.operator_levels_sql); SELECT on a sequence reads it and takes
+        -- no value.
         EXECUTE format('GRANT SELECT ON SEQUENCE %s TO %s', pg_get_serial_sequence(v_table, 'seq'), v_role);
     END IF;
     IF p_kind = 'consumer' OR p_kind = 'operator' THEN

@@ -132,6 +132,56 @@ class ClaimFloorTest extends InboxTestSupport {
   }
 
   @Test
+  void while_the_horizon_is_held_health_reads_from_floors_of_its_own() throws Exception {
+    PostgresInbox inbox = manager.createInbox("floor_health");
+    send(inbox, "m", 10_500);
+    sql(
+        "DO $$ BEGIN IF to_regrole('floor_health_reader') IS NULL THEN"
+            + " CREATE ROLE floor_health_reader; END IF; END $$");
+    sql("SELECT inbox.grant_inbox('floor_health', 'floor_health_reader', 'reader')");
+    String health = "SELECT inbox.inbox_health('floor_health')";
+    try (Connection holder = database.connect();
+        Claimer claimer = new Claimer("floor_health");
+        Claimer operator = new Claimer("floor_health")) {
+      holder.setAutoCommit(false);
+      holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
+      claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
+      operator.execute("SET inbox.claim_floor_sweep_seconds = 3600");
+      for (int i = 0; i < 100; i++) {
+        claimer.claim(100);
+      }
+      // The operator's first call reads from the front and leaves its floors to move at the next.
+      operator.execute(health);
+      Thread.sleep(50);
+      operator.execute(health);
+      // The pending count, the oldest pending and the oldest claimable message, the messages in
+      // process: from the front of the claim index each read the 10,000 claimed entries.
+      assertThat(claimIndexEntriesRead(operator, "floor_health", health)).isBetween(500L, 3_000L);
+      assertThat(scalar(operator, health + " ->> 'pending_count'")).isEqualTo("500");
+      // Health in the claimer's session keeps the claimer's floors where they were.
+      claimer.execute(health);
+      assertThat(claimIndexEntriesReadByOneClaim(claimer, "floor_health", 100))
+          .isBetween(100L, 1_000L);
+      // A role granted before readers could read the seq sequence reads every level from its
+      // start, with the same answer.
+      sql("REVOKE SELECT ON SEQUENCE inbox.floor_health_seq_seq FROM floor_health_reader");
+      operator.execute("SET ROLE floor_health_reader");
+      assertThat(scalar(operator, health + " ->> 'pending_count'")).isEqualTo("400");
+      operator.execute("RESET ROLE");
+      holder.rollback();
+    }
+  }
+
+  private static String scalar(Claimer session, String sql) throws SQLException {
+    try (Statement s = session.c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  @Test
   void an_ordered_claim_walks_the_claim_order_from_its_floor_too() throws Exception {
     PostgresInbox inbox = manager.createInbox("floor_ordered");
     manager.enableOrdering("floor_ordered", "aggregate_id", "received_at");
