@@ -44,12 +44,7 @@ public final class BatchHandlerCalls implements HandlerCalls {
 
   @Override
   public Handled handle(List<InboxMessage> messages, InFlightBatch batch) throws SQLException {
-    Tally tally = new Tally(messages, aggregateRuns);
-    try {
-      return tally.handled(inParts(messages, batch, tally), batch);
-    } catch (HandlerAbortException e) {
-      return Handled.abortedBy(e);
-    }
+    return Tally.handle(messages, aggregateRuns, batch, tally -> inParts(messages, batch, tally));
   }
 
   /** The handler over the batch in parts; false when the batch was taken away meanwhile. */

@@ -37,12 +37,8 @@ public final class MessageCalls implements HandlerCalls {
 
   @Override
   public Handled handle(List<InboxMessage> messages, InFlightBatch batch) throws SQLException {
-    Tally tally = new Tally(messages, aggregateRuns);
-    try {
-      return tally.handled(eachMessage(messages, batch, tally), batch);
-    } catch (HandlerAbortException e) {
-      return Handled.abortedBy(e);
-    }
+    return Tally.handle(
+        messages, aggregateRuns, batch, tally -> eachMessage(messages, batch, tally));
   }
 
   /** The handler over each message; false when the batch was taken away meanwhile. */

@@ -1,7 +1,9 @@
 package dev.pginbox.inbox.postgres.internal.worker.batch;
 
+import dev.pginbox.inbox.HandlerAbortException;
 import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.Outcome;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,8 +26,25 @@ final class Tally {
     this.hold = new AggregateHold(messages, aggregateRuns);
   }
 
+  /** Handler calls over a batch: false when the batch was taken away meanwhile. */
+  interface Calls {
+    boolean run(Tally tally) throws SQLException;
+  }
+
+  /** Runs {@code calls} over a batch with a fresh tally; what they came to. */
+  static HandlerCalls.Handled handle(
+      List<InboxMessage> messages, boolean aggregateRuns, InFlightBatch batch, Calls calls)
+      throws SQLException {
+    Tally tally = new Tally(messages, aggregateRuns);
+    try {
+      return tally.handled(calls.run(tally), batch);
+    } catch (HandlerAbortException e) {
+      return HandlerCalls.Handled.abortedBy(e);
+    }
+  }
+
   /** What the calls came to; {@code complete}: false when the batch was taken away meanwhile. */
-  HandlerCalls.Handled handled(boolean complete, InFlightBatch batch) {
+  private HandlerCalls.Handled handled(boolean complete, InFlightBatch batch) {
     if (refused != null) {
       return HandlerCalls.Handled.refusedBy(refused);
     }
