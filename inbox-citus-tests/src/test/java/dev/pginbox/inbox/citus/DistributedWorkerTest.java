@@ -1,9 +1,13 @@
 package dev.pginbox.inbox.citus;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.pginbox.inbox.BatchResult;
+import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.MessageHandler;
 import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.PartitionAssignment;
@@ -21,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * distributed at start and claims shard by shard. Two workers share the shards and handle every
  * message once, in order per aggregate, their writes to the co-located table on the claim's node;
  * when one is cut off, the other takes its shards over once their leases expire and drains the
- * rest.
+ * rest. A batch handler works there too; what a shard's claim cannot do is refused at start.
  */
 class DistributedWorkerTest {
 
@@ -66,15 +70,64 @@ class DistributedWorkerTest {
     s.assertEveryMessageHandledOnceInOrder();
   }
 
+  @Test
+  void a_batch_handler_writes_the_whole_batch_on_the_claims_node() throws Exception {
+    CitusCluster cluster = SharedCluster.get();
+    Scenario s = Scenario.distributed(cluster, "batches", 20);
+    s.send(4);
+    MessageHandler each = s.handler();
+    AtomicInteger batches = new AtomicInteger();
+    InboxWorker worker =
+        PostgresInboxWorker.builder(
+                SharedCluster.dataSource(cluster.coordinatorUrl()), options(s).build())
+            .batchHandler(
+                (batch, tx) -> {
+                  for (InboxMessage m : batch) {
+                    each.handle(m, tx);
+                  }
+                  batches.incrementAndGet();
+                  return BatchResult.allProcessed();
+                })
+            .build();
+    worker.start();
+    try {
+      await().atMost(WAIT).until(() -> s.processedMessages() == s.sent());
+    } finally {
+      worker.stop();
+    }
+    assertThat(batches).hasPositiveValue();
+    s.assertEveryMessageHandledOnceInOrder();
+  }
+
+  @Test
+  void what_a_shard_claim_cannot_do_is_refused_at_start() throws Exception {
+    CitusCluster cluster = SharedCluster.get();
+    Scenario s = Scenario.distributed(cluster, "refused", 1);
+    InboxWorker worker =
+        PostgresInboxWorker.builder(
+                SharedCluster.dataSource(cluster.coordinatorUrl()),
+                options(s).claimAhead(true).build())
+            .handler(s.handler())
+            .build();
+    assertThatThrownBy(worker::start)
+        .isInstanceOf(InvalidInboxArgumentException.class)
+        .hasMessageContaining("distributed")
+        .hasMessageContaining("claimAhead");
+    assertThat(worker.isRunning()).isFalse();
+  }
+
+  private static WorkerOptions.Builder options(Scenario s) {
+    return WorkerOptions.builder(s.inbox)
+        .batchSize(10)
+        .pollInterval(Duration.ofMillis(50))
+        .partitions(new PartitionAssignment.Automatic(1, LEASE));
+  }
+
   private static PostgresInboxWorker.Builder worker(
       DataSource dataSource, Scenario s, String id, MessageHandler handler) {
-    WorkerOptions options =
-        WorkerOptions.builder(s.inbox)
-            .batchSize(10)
-            .pollInterval(Duration.ofMillis(50))
-            .partitions(new PartitionAssignment.Automatic(1, LEASE))
-            .build();
-    return PostgresInboxWorker.builder(dataSource, options).handler(handler).workerId(id);
+    return PostgresInboxWorker.builder(dataSource, options(s).build())
+        .handler(handler)
+        .workerId(id);
   }
 
   private static MessageHandler counting(MessageHandler handler, AtomicInteger handled) {
