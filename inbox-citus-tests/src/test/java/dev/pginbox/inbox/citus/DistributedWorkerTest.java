@@ -123,9 +123,10 @@ class DistributedWorkerTest {
         .partitions(new PartitionAssignment.Automatic(1, LEASE));
   }
 
+  /** Two processors each: they share the shards held by their row locks. */
   private static PostgresInboxWorker.Builder worker(
       DataSource dataSource, Scenario s, String id, MessageHandler handler) {
-    return PostgresInboxWorker.builder(dataSource, options(s).build())
+    return PostgresInboxWorker.builder(dataSource, options(s).concurrency(2).build())
         .handler(handler)
         .workerId(id);
   }
