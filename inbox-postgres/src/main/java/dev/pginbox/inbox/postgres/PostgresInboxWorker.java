@@ -11,6 +11,7 @@ import dev.pginbox.inbox.postgres.internal.worker.PostgresWorker;
 import dev.pginbox.inbox.postgres.internal.worker.WorkerConfig;
 import dev.pginbox.inbox.postgres.internal.worker.WorkerDependencies;
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
+import dev.pginbox.inbox.postgres.spi.NodeDataSources;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetAddress;
@@ -66,6 +67,7 @@ public final class PostgresInboxWorker {
     private Duration gaugeInterval = DEFAULT_GAUGE_INTERVAL;
     private Duration retentionInterval = DEFAULT_RETENTION_INTERVAL;
     private int retentionBatchSize = DEFAULT_RETENTION_BATCH_SIZE;
+    private NodeDataSources nodeDataSources;
 
     private Builder(DataSource dataSource, WorkerOptions options) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -100,6 +102,17 @@ public final class PostgresInboxWorker {
      */
     public Builder transactionBoundary(BatchTransactionBoundary transactionBoundary) {
       this.transactionBoundary = Objects.requireNonNull(transactionBoundary, "transactionBoundary");
+      return this;
+    }
+
+    /**
+     * On a distributed (Citus) inbox, how to reach the worker node that holds a shard: the worker
+     * claims there. Default: a copy of the data source with the node's host and port when it is
+     * pgJDBC's; with another data source (a pool) a worker of a distributed inbox refuses to start
+     * without this. Unused on a single server. See {@link NodeDataSources}.
+     */
+    public Builder nodeDataSources(NodeDataSources nodeDataSources) {
+      this.nodeDataSources = Objects.requireNonNull(nodeDataSources, "nodeDataSources");
       return this;
     }
 
@@ -169,7 +182,8 @@ public final class PostgresInboxWorker {
               claimPermits,
               transactionBoundary,
               listener,
-              meterRegistry != null ? meterRegistry : new SimpleMeterRegistry()));
+              meterRegistry != null ? meterRegistry : new SimpleMeterRegistry(),
+              nodeDataSources));
     }
 
     private Duration requirePositive(Duration d, String name) {

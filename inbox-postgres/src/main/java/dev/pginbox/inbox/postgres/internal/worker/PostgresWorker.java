@@ -11,7 +11,6 @@ import dev.pginbox.inbox.postgres.internal.worker.batch.OutcomeRecorder;
 import dev.pginbox.inbox.postgres.internal.worker.batch.Suspects;
 import dev.pginbox.inbox.postgres.internal.worker.connection.DedicatedConnection;
 import dev.pginbox.inbox.postgres.internal.worker.connection.StartupCheck;
-import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
 import dev.pginbox.inbox.postgres.internal.worker.membership.LeaseKeeper;
 import java.time.Duration;
 import java.util.Arrays;
@@ -35,7 +34,7 @@ public final class PostgresWorker implements InboxWorker {
 
   private final WorkerContext ctx;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
-  private RunningWorker run;
+  private Run run;
 
   /** Open (count 1) while a run is going; a worker never started counts as terminated. */
   private volatile CountDownLatch terminated = new CountDownLatch(0);
@@ -55,16 +54,21 @@ public final class PostgresWorker implements InboxWorker {
       throw new IllegalStateException("worker for inbox " + ctx.inbox() + " is already running");
     }
     // Before anything that stop() would wait for: a start that fails leaves nothing running.
-    WorkerConnection checked =
+    StartupCheck.Checked checked =
         StartupCheck.verify(
             ctx.jdbi(),
             ctx.inbox(),
             ctx.options().processingTimeout(),
             ctx.given().boundary() == null);
-    failure.set(null);
-    terminated = new CountDownLatch(1);
-    run = new RunningWorker(ctx, this::fail);
-    run.start(checked);
+    if (checked.distributed()) {
+      ShardRun shards = new ShardRun(ctx, this::fail); // refuses what a shard's claim cannot do
+      begin(shards);
+      shards.start();
+    } else {
+      RunningWorker single = new RunningWorker(ctx, this::fail);
+      begin(single);
+      single.start(checked.connection());
+    }
     LOG.info(
         "inbox {}: worker {} started (batch size {}, concurrency {}{}, {})",
         ctx.inbox(),
@@ -72,12 +76,20 @@ public final class PostgresWorker implements InboxWorker {
         ctx.options().batchSize(),
         ctx.options().concurrency(),
         ctx.options().claimAhead() ? ", claiming ahead" : "",
-        ctx.options().listen() ? "LISTEN" : "poll only");
+        checked.distributed()
+            ? "distributed: shard by shard, poll only"
+            : ctx.options().listen() ? "LISTEN" : "poll only");
+  }
+
+  private void begin(Run started) {
+    failure.set(null);
+    terminated = new CountDownLatch(1);
+    run = started;
   }
 
   @Override
   public void stop() {
-    RunningWorker r;
+    Run r;
     CountDownLatch done;
     synchronized (this) {
       r = run != null && run.beginStop() ? run : null;
@@ -178,7 +190,12 @@ public final class PostgresWorker implements InboxWorker {
 
   @Override
   public Set<Integer> heldPartitions() {
-    return Arrays.stream(ctx.scope().held()).boxed().collect(Collectors.toUnmodifiableSet());
+    Run r;
+    synchronized (this) {
+      r = run;
+    }
+    int[] held = r != null ? r.heldPartitions() : ctx.scope().held();
+    return Arrays.stream(held).boxed().collect(Collectors.toUnmodifiableSet());
   }
 
   @Override

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * own run, so a thread that outlives its run (a handler ignoring interruption) cannot touch the
  * queue of a later one.
  */
-final class RunningWorker implements RunControl {
+final class RunningWorker implements RunControl, Run {
 
   private static final Logger LOG = LoggerFactory.getLogger(RunningWorker.class);
 
@@ -138,8 +138,13 @@ final class RunningWorker implements RunControl {
     return stopping.get() || failed;
   }
 
-  /** True once stop began. */
-  boolean stopRequested() {
+  @Override
+  public int[] heldPartitions() {
+    return ctx.scope().held();
+  }
+
+  @Override
+  public boolean stopRequested() {
     return stopping.get();
   }
 
@@ -167,8 +172,8 @@ final class RunningWorker implements RunControl {
     connections.remove(wc);
   }
 
-  /** True for the one caller that gets to stop this run. */
-  boolean beginStop() {
+  @Override
+  public boolean beginStop() {
     return stopping.compareAndSet(false, true);
   }
 
@@ -181,7 +186,8 @@ final class RunningWorker implements RunControl {
    * keeps them. Only a connection still open after the grace period is cut (a statement waiting for
    * an answer that does not come); neither holds a transaction.
    */
-  void shutdown() {
+  @Override
+  public void shutdown() {
     stopLatch.countDown();
     wakeups.post(Wakeups.Event.STOP);
     queue.stop();

@@ -31,6 +31,11 @@ record WorkerContext(
         new ClaimScope(config.options().partitions(), inbox, config.workerId()));
   }
 
+  /** The same worker claiming from {@code other}. */
+  WorkerContext withScope(ClaimScope other) {
+    return new WorkerContext(config, given, jdbi, events, failures, other);
+  }
+
   WorkerOptions options() {
     return config.options();
   }

@@ -5,13 +5,15 @@ import dev.pginbox.inbox.ClaimPermits;
 import dev.pginbox.inbox.MessageHandler;
 import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.postgres.spi.BatchTransactionBoundary;
+import dev.pginbox.inbox.postgres.spi.NodeDataSources;
 import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
 
 /**
  * What a worker is given to work with: the database, the application's handler (exactly one of the
  * two is set), the claim permits it shares, the transaction boundary (null: the worker's own
- * connections) and where it reports (the application's listener, the meter registry).
+ * connections), where it reports (the application's listener, the meter registry) and, for a
+ * distributed inbox, how it reaches the worker nodes (null: copies of its pgJDBC DataSource).
  */
 public record WorkerDependencies(
     DataSource dataSource,
@@ -20,7 +22,8 @@ public record WorkerDependencies(
     ClaimPermits permits,
     BatchTransactionBoundary boundary,
     WorkerListener listener,
-    MeterRegistry registry) {
+    MeterRegistry registry,
+    NodeDataSources nodeDataSources) {
 
   public WorkerDependencies {
     if ((messageHandler == null) == (batchHandler == null)) {

@@ -43,6 +43,13 @@
  *  processor thread    savepoint, record, release the rest, commit; then it carries on
  * </pre>
  *
+ * <p>On a distributed (Citus) inbox, {@link dev.pginbox.inbox.postgres.internal.worker.ShardRun}
+ * replaces {@code RunningWorker} (the start check finds the inbox distributed): no listener, no
+ * coordinator, no watchdog; the shards thread heartbeats and reads where the shards are ({@code
+ * ShardMap}), and each {@link dev.pginbox.inbox.postgres.internal.worker.ShardProcessor} visits the
+ * shards held, one {@code BatchRunner.run} per visit on a {@code ShardBatchStore} (claim, handler,
+ * failures and commit on the shard's node).
+ *
  * <p>Ten classes on that path when any waiting message makes a batch: NotificationListener,
  * ClaimQueue, Processor, BatchRunner, DedicatedConnection, PostgresBatchStore, WorkerConnection,
  * MessageCalls or BatchHandlerCalls, InFlightBatch, OutcomeRecorder.

@@ -119,7 +119,13 @@ public final class PostgresBatchStore implements BatchStore, BatchTransactions {
 
   @Override
   public void setSavepoint(boolean releasePrevious) throws SQLException {
+    setSavepoint(wc, releasePrevious);
+  }
+
+  /** Sets the part savepoint on {@code wc}; shared with {@link ShardBatchStore}. */
+  static void setSavepoint(WorkerConnection wc, boolean releasePrevious) throws SQLException {
     execute(
+        wc,
         (releasePrevious ? "RELEASE SAVEPOINT " + SAVEPOINT + "; " : "")
             + "SAVEPOINT "
             + SAVEPOINT);
@@ -127,10 +133,14 @@ public final class PostgresBatchStore implements BatchStore, BatchTransactions {
 
   @Override
   public void rollbackToSavepoint() throws SQLException {
-    execute("ROLLBACK TO SAVEPOINT " + SAVEPOINT);
+    rollbackToSavepoint(wc);
   }
 
-  private void execute(String sql) throws SQLException {
+  static void rollbackToSavepoint(WorkerConnection wc) throws SQLException {
+    execute(wc, "ROLLBACK TO SAVEPOINT " + SAVEPOINT);
+  }
+
+  private static void execute(WorkerConnection wc, String sql) throws SQLException {
     try (Statement s = wc.connection().createStatement()) {
       s.execute(sql);
     }
@@ -191,6 +201,13 @@ public final class PostgresBatchStore implements BatchStore, BatchTransactions {
 
   @Override
   public <T> T unwrap(Class<T> type) {
+    return unwrap(wc, type);
+  }
+
+  /**
+   * The transaction of {@code wc} as the handler asks for it; shared with {@link ShardBatchStore}.
+   */
+  static <T> T unwrap(WorkerConnection wc, Class<T> type) {
     if (type.isInstance(wc.connection())) {
       return type.cast(wc.connection());
     }
@@ -227,6 +244,15 @@ public final class PostgresBatchStore implements BatchStore, BatchTransactions {
    */
   private NamedStatement bindFailures(NamedStatement statement, List<Failure> failures)
       throws SQLException {
+    return bindFailureArrays(statement, failures).setString("inbox", inbox);
+  }
+
+  /**
+   * Binds the failures as arrays, one element per failure: eventIds, errors, delays (null: the
+   * inbox's backoff), dead; shared with {@link ShardBatchStore}.
+   */
+  static NamedStatement bindFailureArrays(NamedStatement statement, List<Failure> failures)
+      throws SQLException {
     int n = failures.size();
     String[] ids = new String[n];
     String[] errors = new String[n];
@@ -240,17 +266,22 @@ public final class PostgresBatchStore implements BatchStore, BatchTransactions {
       dead[i] = f.dead();
     }
     return statement
-        .setString("inbox", inbox)
         .setArray("eventIds", "text", ids)
         .setArray("errors", "text", errors)
         .setArray("delays", "text", delays)
         .setArray("dead", "bool", dead);
   }
 
-  /** The (event_id, result) rows of a {@code record_failures} call. */
-  private static List<Recorded> recorded(ResultSet rs) throws SQLException {
+  /**
+   * The (event_id, result) rows of a {@code record_failures} call (or of the shard's failures: a
+   * null result, a message no longer the transaction's, is not recorded).
+   */
+  static List<Recorded> recorded(ResultSet rs) throws SQLException {
     List<Recorded> recorded = new ArrayList<>();
     while (rs.next()) {
+      if (rs.getString(2) == null) {
+        continue;
+      }
       recorded.add(new Recorded(rs.getString(1), "dead".equals(rs.getString(2))));
     }
     return recorded;

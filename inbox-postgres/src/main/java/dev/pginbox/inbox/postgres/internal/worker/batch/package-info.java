@@ -19,7 +19,9 @@
  * dev.pginbox.inbox.postgres.internal.worker.batch.BatchStore} in {@link
  * dev.pginbox.inbox.postgres.internal.worker.batch.BatchTransactions}; {@link
  * dev.pginbox.inbox.postgres.internal.worker.batch.PostgresBatchStore} is both on PostgreSQL (on a
- * {@code BatchTransactionBoundary}), and the unit tests use an in-memory store. Nothing here knows
- * what woke the worker.
+ * {@code BatchTransactionBoundary}), {@link
+ * dev.pginbox.inbox.postgres.internal.worker.batch.ShardBatchStore} on a distributed inbox (each
+ * transaction on the node of the shard visited), and the unit tests use an in-memory store. Nothing
+ * here knows what woke the worker.
  */
 package dev.pginbox.inbox.postgres.internal.worker.batch;

@@ -27,11 +27,18 @@ public final class StartupCheck {
   private StartupCheck() {}
 
   /**
+   * What the check found: the connection for the first processor (null: none handed over) and
+   * whether the inbox is distributed (Citus), which its worker claims shard by shard; false when
+   * the database was not reachable.
+   */
+  public record Checked(WorkerConnection connection, boolean distributed) {}
+
+  /**
    * Returns the connection it checked on, idle, for the first processor: null when the database was
    * not reachable or {@code handOver} is false (the application's boundary gives the processors
-   * their connections).
+   * their connections); and whether the inbox is distributed.
    */
-  public static WorkerConnection verify(
+  public static Checked verify(
       Jdbi jdbi, String inbox, Duration processingTimeout, boolean handOver) {
     WorkerConnection wc = null;
     boolean handedOver = false;
@@ -43,6 +50,7 @@ public final class StartupCheck {
       try (ResultSet rs = ps.executeQuery()) {
         exists = rs.next();
       }
+      boolean distributed = exists && distributed(wc, inbox);
       wc.connection().rollback();
       if (!exists) {
         throw new InboxNotFoundException(
@@ -50,8 +58,8 @@ public final class StartupCheck {
             inbox,
             null);
       }
-      handedOver = handOver;
-      return handedOver ? wc : null;
+      handedOver = handOver && !distributed;
+      return new Checked(handedOver ? wc : null, distributed);
     } catch (SQLException e) {
       if (isPermanent(e)) {
         throw new InboxException(
@@ -73,11 +81,18 @@ public final class StartupCheck {
               + " trying",
           inbox,
           e.getMessage());
-      return null;
+      return new Checked(null, false);
     } finally {
       if (wc != null && !handedOver) {
         wc.close();
       }
+    }
+  }
+
+  private static boolean distributed(WorkerConnection wc, String inbox) throws SQLException {
+    try (ResultSet rs =
+        wc.statement(WorkerSql.INBOX_DISTRIBUTED).setString("inbox", inbox).executeQuery()) {
+      return rs.next() && rs.getBoolean(1);
     }
   }
 

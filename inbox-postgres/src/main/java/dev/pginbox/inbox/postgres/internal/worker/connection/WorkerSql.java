@@ -16,12 +16,18 @@ public enum WorkerSql {
   /** {@link #CLAIM} with the lease guard of automatic partitions. */
   CLAIM_GUARDED,
   CLAIM_UNREADABLE,
+  /** The claim of one shard of a distributed inbox, on the shard's node. */
+  CLAIM_SHARD,
   COUNT_WAITING,
   /** Several statements sent as one unit, ending in COMMIT: prepared for one use, not kept. */
   END_TIMED_OUT_BATCH,
+  /** The failed attempts of a shard's claim, on the shard's node. */
+  FAIL_IN_SHARD,
   HEARTBEAT,
   INBOX_CONFIG,
+  INBOX_DISTRIBUTED,
   INBOX_ORDERED,
+  INBOX_SHARDS,
   LEASE_CHANNEL,
   LEAVE,
   PEERS,
@@ -30,6 +36,7 @@ public enum WorkerSql {
   PURGE,
   RECORD_FAILURES,
   RELEASE_CLAIMED,
+  SHARD_SETTINGS,
   STOPPED,
   WAKE_LISTENER;
 
