@@ -20,9 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * own run, so a thread that outlives its run (a handler ignoring interruption) cannot touch the
  * queue of a later one.
  */
-final class RunningWorker implements RunControl, Run {
+final class RunningWorker extends RunState {
 
   private static final Logger LOG = LoggerFactory.getLogger(RunningWorker.class);
 
@@ -47,14 +44,10 @@ final class RunningWorker implements RunControl, Run {
   private static final Duration CANCEL_WAIT = Duration.ofSeconds(1);
 
   private final WorkerContext ctx;
-  private final Consumer<Throwable> onFatal;
-  private final AtomicBoolean stopping = new AtomicBoolean();
 
   /** Stop has cut the long-lived connections still open after the grace period. */
   private volatile boolean connectionsCut;
 
-  private volatile boolean failed;
-  private final CountDownLatch stopLatch = new CountDownLatch(1);
   private final Wakeups wakeups = new Wakeups();
   private final ClaimQueue queue;
   private final Set<WorkerConnection> connections = ConcurrentHashMap.newKeySet();
@@ -66,8 +59,8 @@ final class RunningWorker implements RunControl, Run {
    * {@code onFatal}: what to do when the handler aborts (remember the error and stop the worker).
    */
   RunningWorker(WorkerContext ctx, Consumer<Throwable> onFatal) {
+    super(onFatal);
     this.ctx = ctx;
-    this.onFatal = onFatal;
     this.queue = new ClaimQueue(processors(ctx), ctx.options(), wakeups);
     this.threads = new Threads(ctx.inbox());
     this.watchdog = new Watchdog(threads.factory("watchdog"), ctx.options().processingTimeout());
@@ -134,29 +127,8 @@ final class RunningWorker implements RunControl, Run {
   }
 
   @Override
-  public boolean stopping() {
-    return stopping.get() || failed;
-  }
-
-  @Override
   public int[] heldPartitions() {
     return ctx.scope().held();
-  }
-
-  @Override
-  public boolean stopRequested() {
-    return stopping.get();
-  }
-
-  @Override
-  public void fail(Throwable error) {
-    failed = true;
-    onFatal.accept(error);
-  }
-
-  @Override
-  public void sleep(Duration delay) throws InterruptedException {
-    stopLatch.await(delay.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   @Override
@@ -172,11 +144,6 @@ final class RunningWorker implements RunControl, Run {
     connections.remove(wc);
   }
 
-  @Override
-  public boolean beginStop() {
-    return stopping.compareAndSet(false, true);
-  }
-
   /**
    * Stops claiming, waits for in-flight batches up to the grace period, rolls back the rest by
    * closing their connections, gives the leases back and waits for every thread.
@@ -188,7 +155,7 @@ final class RunningWorker implements RunControl, Run {
    */
   @Override
   public void shutdown() {
-    stopLatch.countDown();
+    wakeSleepers();
     wakeups.post(Wakeups.Event.STOP);
     queue.stop();
     periodic.stopScheduling();

@@ -5,7 +5,6 @@ import dev.pginbox.inbox.PartitionAssignment;
 import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.internal.worker.batch.OutcomeRecorder;
 import dev.pginbox.inbox.postgres.internal.worker.batch.Suspects;
-import dev.pginbox.inbox.postgres.internal.worker.connection.RunControl;
 import dev.pginbox.inbox.postgres.internal.worker.connection.ShardNodes;
 import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
 import dev.pginbox.inbox.postgres.internal.worker.membership.ClaimScope;
@@ -13,11 +12,9 @@ import dev.pginbox.inbox.postgres.internal.worker.membership.ShardMap;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * server-side bound ends a batch that hangs); {@link #check} refuses the options that need what
  * this path does not have.
  */
-final class ShardRun implements RunControl, Run {
+final class ShardRun extends RunState {
 
   private static final Logger LOG = LoggerFactory.getLogger(ShardRun.class);
 
@@ -38,10 +35,6 @@ final class ShardRun implements RunControl, Run {
   private static final Duration ABORT_WAIT = Duration.ofSeconds(5);
 
   private final WorkerContext ctx;
-  private final Consumer<Throwable> onFatal;
-  private final AtomicBoolean stopping = new AtomicBoolean();
-  private volatile boolean failed;
-  private final CountDownLatch stopLatch = new CountDownLatch(1);
   private final Threads threads;
   private final ShardNodes nodes;
   private final ShardMap map;
@@ -52,12 +45,12 @@ final class ShardRun implements RunControl, Run {
 
   /** Checks the options ({@link #check}) and how to reach the nodes; runs nothing yet. */
   ShardRun(WorkerContext ctx, Consumer<Throwable> onFatal) {
+    super(onFatal);
     check(ctx.options(), ctx.given().boundary() != null);
     // A shard's claim takes the whole shard visited: the batch core's scope is every bucket.
     this.ctx =
         ctx.withScope(
             new ClaimScope(new PartitionAssignment.All(), ctx.inbox(), ctx.config().workerId()));
-    this.onFatal = onFatal;
     this.nodes =
         ShardNodes.of(ctx.given().nodeDataSources(), ctx.given().dataSource(), ctx.inbox());
     this.threads = new Threads(ctx.inbox());
@@ -125,32 +118,6 @@ final class ShardRun implements RunControl, Run {
     }
   }
 
-  @Override
-  public boolean stopping() {
-    return stopping.get() || failed;
-  }
-
-  @Override
-  public boolean stopRequested() {
-    return stopping.get();
-  }
-
-  @Override
-  public boolean beginStop() {
-    return stopping.compareAndSet(false, true);
-  }
-
-  @Override
-  public void fail(Throwable error) {
-    failed = true;
-    onFatal.accept(error);
-  }
-
-  @Override
-  public void sleep(Duration delay) throws InterruptedException {
-    stopLatch.await(delay.toNanos(), TimeUnit.NANOSECONDS);
-  }
-
   /** The processors' node connections are their own: nothing long-lived to register. */
   @Override
   public void opened(WorkerConnection connection) {}
@@ -169,7 +136,7 @@ final class ShardRun implements RunControl, Run {
    */
   @Override
   public void shutdown() {
-    stopLatch.countDown();
+    wakeSleepers();
     shardsThread.shutdown();
     maintenanceThread.shutdown();
     for (Thread t : threads.joinAll(System.nanoTime() + ctx.options().shutdownGrace().toNanos())) {
