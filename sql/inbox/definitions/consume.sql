@@ -311,7 +311,8 @@ $$;
 -- priority outside the map) at the next sweep. A role without SELECT on the inbox's seq sequence
 -- (granted to readers and operators by inbox.grant_inbox) reads every level with waiting
 -- messages from its start, as before. One statement (inbox_health calls it five times) computes
--- it once: the answer is kept with the statement's start time in pginbox_health_levels.<inbox>.
+-- it once: the levels and floors (arrays, not SQL) are kept with the statement's start time in
+-- pginbox_health_levels.<inbox>.
 CREATE OR REPLACE FUNCTION inbox.operator_levels_sql(c inbox.inbox_config)
 RETURNS text
 LANGUAGE plpgsql
@@ -320,40 +321,42 @@ AS $$
 DECLARE
     v_key text := 'pginbox_health_floor.' || c.inbox_name;
     v_memo_key text := 'pginbox_health_levels.' || c.inbox_name;
-    v_memo text := current_setting(v_memo_key, true);
-    v_statement text := statement_timestamp()::text || '|';
+    -- statement start|levels|floors: typed arrays only, never SQL text (a session may set it).
+    v_memo text[] := string_to_array(current_setting(v_memo_key, true), '|');
+    v_statement text := statement_timestamp()::text;
     v_levels integer[];
+    v_floors bigint[];
     v_state text[];
-    v_sql text;
 BEGIN
-    IF starts_with(v_memo, v_statement) THEN
-        RETURN substr(v_memo, length(v_statement) + 1);
-    END IF;
-    v_levels := inbox.priority_levels(c);
-    IF has_sequence_privilege(pg_get_serial_sequence(inbox.inbox_table(c), 'seq'), 'SELECT') THEN
-        v_state := string_to_array(current_setting(v_key, true), ';');
-        IF v_state IS NULL
-           OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
-           OR v_state[2] IS DISTINCT FROM '@' || v_levels::text THEN
-            v_state := string_to_array(inbox.advance_floors(c.inbox_name, NULL, v_levels, v_key), ';');
-        END IF;
-        v_sql := format('unnest(%L::integer[], %L::bigint[]) AS prio(priority, floor)', v_state[4],
-            array_replace(v_state[5]::bigint[], NULL, '-9223372036854775808'::bigint));
+    IF v_memo[1] = v_statement THEN
+        v_levels := v_memo[2]::integer[];
+        v_floors := v_memo[3]::bigint[];
     ELSE
-        -- Every level with a waiting message: a loose index scan from the front of each.
-        EXECUTE inbox.sql_template($q$WITH RECURSIVE lv AS (
-                (SELECT c.priority FROM {{table}} c WHERE {{pending}} ORDER BY c.priority LIMIT 1)
-                UNION ALL
-                SELECT (SELECT c.priority FROM {{table}} c WHERE {{pending}} AND c.priority > lv.priority
-                        ORDER BY c.priority LIMIT 1)
-                FROM lv WHERE lv.priority IS NOT NULL)
-            SELECT coalesce(array_agg(lv.priority), '{}') FROM lv WHERE lv.priority IS NOT NULL$q$,
-            inbox.vocabulary(c, 'c', p_settings => false))
-            INTO v_levels;
-        v_sql := format('unnest(%L::integer[], %L::bigint[]) AS prio(priority, floor)', v_levels,
-            array_fill('-9223372036854775808'::bigint, ARRAY[cardinality(v_levels)]));
+        v_levels := inbox.priority_levels(c);
+        IF has_sequence_privilege(pg_get_serial_sequence(inbox.inbox_table(c), 'seq'), 'SELECT') THEN
+            v_state := string_to_array(current_setting(v_key, true), ';');
+            IF v_state IS NULL
+               OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+               OR v_state[2] IS DISTINCT FROM '@' || v_levels::text THEN
+                v_state := string_to_array(inbox.advance_floors(c.inbox_name, NULL, v_levels, v_key), ';');
+            END IF;
+            v_levels := v_state[4]::integer[];
+            v_floors := array_replace(v_state[5]::bigint[], NULL, '-9223372036854775808'::bigint);
+        ELSE
+            -- Every level with a waiting message: a loose index scan from the front of each.
+            EXECUTE inbox.sql_template($q$WITH RECURSIVE lv AS (
+                    (SELECT c.priority FROM {{table}} c WHERE {{pending}} ORDER BY c.priority LIMIT 1)
+                    UNION ALL
+                    SELECT (SELECT c.priority FROM {{table}} c WHERE {{pending}} AND c.priority > lv.priority
+                            ORDER BY c.priority LIMIT 1)
+                    FROM lv WHERE lv.priority IS NOT NULL)
+                SELECT coalesce(array_agg(lv.priority), '{}') FROM lv WHERE lv.priority IS NOT NULL$q$,
+                inbox.vocabulary(c, 'c', p_settings => false))
+                INTO v_levels;
+            v_floors := array_fill('-9223372036854775808'::bigint, ARRAY[cardinality(v_levels)]);
+        END IF;
+        PERFORM set_config(v_memo_key, array_to_string(ARRAY[v_statement, v_levels::text, v_floors::text], '|'), false);
     END IF;
-    PERFORM set_config(v_memo_key, v_statement || v_sql, false);
-    RETURN v_sql;
+    RETURN format('unnest(%L::integer[], %L::bigint[]) AS prio(priority, floor)', v_levels, v_floors);
 END;
 $$;
