@@ -146,12 +146,14 @@ $$;
 -- lock check saw end), and only before its transaction wrote to the table: a message it claimed
 -- and then failed or released waits again once it commits, below a floor that passed it.
 --
--- The state: check_after_ms;scope;sweep_after_ms;levels;floors;candidate;candidate_holders;resets;paused, where
+-- The state: check_after_ms;scope;sweep_after_ms;levels;floors;candidate;candidate_holders;resets;paused;order_floor, where
 -- scope is the claim's bucket mask and p_levels (the floors hold for those buckets, and a new
 -- priority map starts afresh), levels and floors are arrays of the same length
 -- (a NULL floor: from the start of the level), and resets is the value of
 -- inbox.claim_floor_resets the floors were computed after, and paused is 'paused' while the inbox
--- is (inbox.pause_inbox), read at every move whatever the isolation level. p_levels are the inbox's priority levels (its map's
+-- is (inbox.pause_inbox), read at every move whatever the isolation level, and order_floor the
+-- lowest floor ('' while a level is walked from its start): below it no message waits, whatever its
+-- level, but dead letters (the ordered head test's bound, inbox.order_floor_sql). p_levels are the inbox's priority levels (its map's
 -- values and default); the sweep adds any other level it finds. The table's seq sequence must not
 -- be cached (CACHE 1, as create_inbox makes it). Returns the new state.
 -- The state is kept in the setting p_key: pginbox_floor.<inbox> for claims
@@ -267,7 +269,9 @@ BEGIN
 
     v_s := ARRAY[(v_now + v_move_ms)::text, v_mask, v_sweep_after::text, v_levels::text, v_from::text,
                  coalesce(v_candidate::text, ''), coalesce(v_holders::text, ''), v_resets::text,
-                 CASE WHEN c.paused_at IS NOT NULL THEN 'paused' ELSE '' END];
+                 CASE WHEN c.paused_at IS NOT NULL THEN 'paused' ELSE '' END,
+                 CASE WHEN array_position(v_from, NULL) IS NULL THEN (SELECT min(f.f) FROM unnest(v_from) f(f))::text
+                      ELSE '' END];
     PERFORM set_config(p_key, array_to_string(v_s, ';'), false);
     RETURN array_to_string(v_s, ';');
 END;

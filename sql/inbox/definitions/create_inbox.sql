@@ -8,7 +8,8 @@
 --   inbox.create_derive_triggers     derive_<name> and the triggers <name>_derive(_on_update),
 --                                    which fill the columns "priority" and "bucket"
 --   inbox.create_retry_state_table   <name>_retry_state (tracked tables, definitions/tracking.sql)
---   inbox.create_message_indexes     <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx
+--   inbox.create_message_indexes     <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx,
+--                                    _ordering_dead_idx
 --   inbox.create_notify_trigger      <name>_notify
 --   inbox.rebuild_payload_limit_trigger <name>_max_payload (with a maximum payload size)
 --   inbox.rebuild_views              <name>_pending, <name>_dlq, <name>_stats, next_<name>
@@ -534,6 +535,13 @@ BEGIN
         -- enable_inbox_ordering drops it first when the columns change.
         PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_ordering_idx',
             'CREATE INDEX {{index}} ON {{table}} ({{aggregate}}, {{sequence}}, seq) WHERE {{unprocessed}}', v_values);
+        -- Ordered by seq, the dead letters the head test passes over with the order floor
+        -- (inbox.earlier_unprocessed_sql): each aggregate's, in its order. Dead letters only: few,
+        -- and no claim writes them.
+        IF v_values ->> 'sequence' = 'seq' THEN
+            PERFORM inbox.create_index_if_missing(c, c.inbox_name || '_ordering_dead_idx',
+                'CREATE INDEX {{index}} ON {{table}} ({{aggregate}}, seq) WHERE {{dead}}', v_values);
+        END IF;
     END IF;
 END;
 $$;
@@ -1433,6 +1441,9 @@ DECLARE
                               coalesce(v_from[1], '-9223372036854775808'::bigint))
                               AND {{m}}.seq >= coalesce(v_from[array_position(v_levels, {{m}}.priority)],
                                                         '-9223372036854775808'::bigint)$f$;
+    -- The head test's order floor, from the claim's floors and the resets they were moved after.
+    v_order_floor text := inbox.order_floor_sql('nullif(v_state[10], '''')::bigint', 'v_state[8]::bigint');
+    v_dead text := inbox.vocabulary(c, 'd') ->> 'dead';
     -- The names of inbox.vocabulary over the rows the templates speak of ({{w.claimable}}, ...).
     v_values jsonb := inbox.vocabulary_over(c, ARRAY['c', 'f', 'm', 'u', 'w']) || jsonb_build_object(
         'function', format('inbox.%I', 'claim_' || c.inbox_name),
@@ -1466,9 +1477,9 @@ BEGIN
         'aggregate', format('%I', o.aggregate_column),
         'sequence', format('%I', o.sequence_column),
         'candidate_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
-            format('c.%I', o.aggregate_column), format('c.%I', o.sequence_column), 'c.seq'),
+            format('c.%I', o.aggregate_column), format('c.%I', o.sequence_column), 'c.seq', v_order_floor, v_dead),
         'window_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
-            'win.agg', 'win.s', 'win.seq'),
+            'win.agg', 'win.s', 'win.seq', v_order_floor, v_dead),
         'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column));
     v_values := v_values || jsonb_build_object(
         'floor_filter_u', replace(v_floor_filter, '{{m}}', 'u'),
@@ -1704,7 +1715,7 @@ BEGIN
            degraded_pending = n.degraded_pending, critical_pending = n.critical_pending
      WHERE inbox_name = p_inbox;
     IF n.max_retries <> c.max_retries THEN
-        FOREACH v_index IN ARRAY ARRAY[p_inbox || '_claim_idx', p_inbox || '_dlq_idx'] LOOP
+        FOREACH v_index IN ARRAY ARRAY[p_inbox || '_claim_idx', p_inbox || '_dlq_idx', p_inbox || '_ordering_dead_idx'] LOOP
             IF c.managed AND inbox.belongs_to_inbox(c, v_index) THEN
                 EXECUTE format('DROP INDEX IF EXISTS inbox.%I', v_index);
             END IF;

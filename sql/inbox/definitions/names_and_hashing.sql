@@ -230,7 +230,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT ARRAY[p_name, p_name || '_pending', p_name || '_dlq', p_name || '_stats', 'next_' || p_name,
                  p_name || '_claim_idx', p_name || '_dlq_idx', p_name || '_processed_brin',
-                 p_name || '_ordering_idx', p_name || '_retry_state', p_name || '_retry_state_pkey',
+                 p_name || '_ordering_idx', p_name || '_ordering_dead_idx', p_name || '_retry_state', p_name || '_retry_state_pkey',
                  p_name || '_failed_idx', p_name || '_pkey']
 $$;
 
@@ -265,7 +265,7 @@ BEGIN
             quote_literal(v_other), v_object
             USING ERRCODE = 'duplicate_object',
                   HINT = 'an inbox <name> reserves <name>, <name>_pending, <name>_dlq, <name>_stats, next_<name> '
-                         'and <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx, _retry_state, _retry_state_pkey, _failed_idx, _pkey: '
+                         'and <name>_claim_idx, _dlq_idx, _processed_brin, _ordering_idx, _ordering_dead_idx, _retry_state, _retry_state_pkey, _failed_idx, _pkey: '
                          'choose another name '
                          '(two inboxes made before names were reserved: drop one of them)';
     END IF;

@@ -41,17 +41,22 @@ BEGIN
 END;
 $$;
 
--- Drops <name>_ordering_idx if it is the inbox's (see inbox.belongs_to_inbox).
+-- Drops <name>_ordering_idx and <name>_ordering_dead_idx where they are the inbox's (see
+-- inbox.belongs_to_inbox).
 CREATE OR REPLACE FUNCTION inbox.drop_ordering_index(c inbox.inbox_config)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning
 AS $$
+DECLARE
+    v_index text;
 BEGIN
-    IF inbox.belongs_to_inbox(c, c.inbox_name || '_ordering_idx') THEN
-        EXECUTE format('DROP INDEX inbox.%I', c.inbox_name || '_ordering_idx');
-    END IF;
+    FOREACH v_index IN ARRAY ARRAY[c.inbox_name || '_ordering_idx', c.inbox_name || '_ordering_dead_idx'] LOOP
+        IF inbox.belongs_to_inbox(c, v_index) THEN
+            EXECUTE format('DROP INDEX inbox.%I', v_index);
+        END IF;
+    END LOOP;
 END;
 $$;
 
@@ -200,22 +205,59 @@ $$;
 -- read one entry, the backward form costs a claim 1.4-3.4 % more, so seq keeps the EXISTS
 -- (docs/performance.md, "Ordered claim"). seq is never NULL, so IS NOT NULL means "found"; a NULL
 -- sequence value compares as in the EXISTS (never earlier).
+-- With p_floor (SQL of a seq below which no unprocessed message waits but dead letters, NULL at
+-- run time for none: inbox.order_floor_sql) and the sequence seq, the probe's range starts at the
+-- floor: it passes over the aggregate's entries below it, which while the xmin horizon is held are
+-- its messages processed since, a heap visit each. The dead letters below the floor are found
+-- through <name>_ordering_dead_idx instead (p_dead: the dead-letter test over alias d, the
+-- index's predicate), probed only when the inbox has any (one look per statement): a probe per
+-- head cost a claim of 100 heads about 8 %. With another sequence column p_floor is not used: its
+-- index is in that column's order, where the entries below the floor lie among the others, and a
+-- test of seq skipping them inside the index kept them from ever being marked dead there, which
+-- cost a drain 8-15 % (docs/performance.md, "Claim floors").
 CREATE OR REPLACE FUNCTION inbox.earlier_unprocessed_sql(p_table text, p_aggregate_column text,
-    p_sequence_column text, p_aggregate text, p_sequence text, p_seq text)
+    p_sequence_column text, p_aggregate text, p_sequence text, p_seq text,
+    p_floor text DEFAULT NULL, p_dead text DEFAULT NULL)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT inbox.sql_template(CASE WHEN p_sequence_column = 'seq' THEN
-        'EXISTS (SELECT 1 FROM {{table}} e WHERE e.{{aggregate_column}} = {{aggregate}} AND e.processed_at IS NULL'
-            ' AND (e.{{sequence_column}}, e.seq) < ({{sequence}}, {{seq}}))'
-    ELSE
+    SELECT inbox.sql_template(CASE WHEN p_sequence_column <> 'seq' THEN
         '(SELECT e.seq FROM {{table}} e WHERE e.{{aggregate_column}} = {{aggregate}} AND e.processed_at IS NULL'
             ' AND (e.{{sequence_column}}, e.seq) < ({{sequence}}, {{seq}})'
             ' ORDER BY e.{{aggregate_column}} DESC, e.{{sequence_column}} DESC, e.seq DESC LIMIT 1) IS NOT NULL'
+    WHEN p_floor IS NULL THEN
+        'EXISTS (SELECT 1 FROM {{table}} e WHERE e.{{aggregate_column}} = {{aggregate}} AND e.processed_at IS NULL'
+            ' AND (e.seq, e.seq) < ({{sequence}}, {{seq}}))'
+    ELSE
+        '(EXISTS (SELECT 1 FROM {{table}} e WHERE e.{{aggregate_column}} = {{aggregate}} AND e.processed_at IS NULL'
+            ' AND (e.seq, e.seq) < ({{sequence}}, {{seq}}) AND e.seq >= coalesce({{floor}}, ''-9223372036854775808''::bigint))'
+        ' OR (SELECT EXISTS (SELECT 1 FROM {{table}} d WHERE {{dead}}))'
+        ' AND EXISTS (SELECT 1 FROM {{table}} d WHERE d.{{aggregate_column}} = {{aggregate}}'
+            ' AND {{dead}} AND d.seq < {{seq}}))'
     END, jsonb_build_object('table', p_table, 'aggregate_column', quote_ident(p_aggregate_column),
         'sequence_column', quote_ident(p_sequence_column), 'aggregate', p_aggregate, 'sequence', p_sequence,
-        'seq', p_seq))
+        'seq', p_seq, 'floor', p_floor, 'dead', p_dead))
+$$;
+
+-- The SQL of an ordered inbox's order floor for the head test (earlier_unprocessed_sql): a seq
+-- below which no message waits but dead letters, the lowest claim floor (p_floor: SQL of element
+-- 10 of inbox.advance_floors's state, NULL while a level is walked from its start), or NULL when
+-- a replay or alter_inbox has moved inbox.claim_floor_resets since the floors moved (p_resets:
+-- SQL of the counter's value they moved after): its messages may wait below them. The counter is
+-- read inside the statement that tests, after its snapshot: a replay that statement sees has
+-- moved it. The claim floors are hints for the claim (one too high delays a message), but here
+-- one too high would let a message pass an earlier one of its aggregate, so the bound holds only
+-- what the rules of inbox.advance_floors hold: a message made unprocessed by hand (an owner's
+-- UPDATE of processed_at, a priority outside the map set by the owner) may be passed by its
+-- aggregate's later messages until the session's next sweep.
+CREATE OR REPLACE FUNCTION inbox.order_floor_sql(p_floor text, p_resets text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT inbox.sql_template('(SELECT CASE WHEN coalesce(pg_sequence_last_value(''inbox.claim_floor_resets''::regclass), 0)
+            = {{resets}} THEN {{floor}} END)', jsonb_build_object('floor', p_floor, 'resets', p_resets))
 $$;
 
 -- The SQL of a CTE "heads(agg, tid)": the head (earliest unprocessed message by sequence, then

@@ -160,7 +160,8 @@ BEGIN
 
     v := v || jsonb_build_object(
         'blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
-                                                 v ->> 'aggregate', v ->> 'sequence', 'm.seq'),
+                                                 v ->> 'aggregate', v ->> 'sequence', 'm.seq',
+                                                 inbox.order_floor_sql('$8', '$9'), inbox.vocabulary(c, 'd') ->> 'dead'),
         'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column),
         -- By TID: not a predicate that lets the planner scan a partial index instead (see claim_<name>).
         'still_waiting', inbox.sql_template('{{still_claimable}}
@@ -173,7 +174,8 @@ BEGIN
                   ORDER BY m.priority, m.seq LIMIT $3) m$q$, v)
         INTO v_heads, v_walked
         USING p_limit, v_mask, v_window, coalesce(v_levels[1], '-2147483648'::integer),
-              coalesce(v_from[1], '-9223372036854775808'::bigint), v_from, v_levels;
+              coalesce(v_from[1], '-9223372036854775808'::bigint), v_from, v_levels,
+              nullif(v_floors[10], '')::bigint, v_floors[8]::bigint;
     IF p_limit IS NULL OR v_heads >= p_limit OR v_walked < v_window THEN
         RETURN least(v_heads, p_limit);
     END IF;
@@ -215,6 +217,8 @@ DECLARE
     v_table text := inbox.inbox_table(c);
     v jsonb;
     v_head tid;
+    v_mask varbit;
+    v_floors text[];
     v_lock_timeout text := current_setting('lock_timeout');
 BEGIN
     IF p_timeout_ms IS NULL OR p_timeout_ms < 1 THEN
@@ -226,18 +230,25 @@ BEGIN
         RETURN false;
     END IF;
     -- The first head among the first 100 waiting messages in claim order: the one a claim would
-    -- take first. Heads held by another claim still look unprocessed in this snapshot.
+    -- take first. Heads held by another claim still look unprocessed in this snapshot. From the
+    -- session's claim floors, as the claim walks.
     v := inbox.vocabulary(c);
+    v_mask := inbox.inbox_bucket_mask(p_buckets);
+    v_floors := inbox.claim_floors(p_inbox, v_mask, inbox.priority_levels(c));
     EXECUTE inbox.sql_template($q$SELECT w.ctid FROM (
                 SELECT m.ctid, {{aggregate}} AS agg, {{sequence}} AS s, m.seq FROM {{table}} m
                 WHERE {{claimable}}
                   AND ($1 IS NULL OR get_bit($1, m.bucket) = 1)
+                  AND (m.priority, m.seq) >= (coalesce($2[1], '-2147483648'::integer), coalesce($3[1], '-9223372036854775808'::bigint))
+                  AND m.seq >= coalesce($3[array_position($2, m.priority)], '-9223372036854775808'::bigint)
                 ORDER BY m.priority, m.seq LIMIT 100) w
             WHERE w.agg IS NULL OR NOT {{blocked}}
             LIMIT 1$q$, v || jsonb_build_object('blocked',
-        inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column, 'w.agg', 'w.s', 'w.seq')))
+        inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column, 'w.agg', 'w.s', 'w.seq',
+                                      inbox.order_floor_sql('$4', '$5'), inbox.vocabulary(c, 'd') ->> 'dead')))
         INTO v_head
-        USING inbox.inbox_bucket_mask(p_buckets);
+        USING v_mask, v_floors[4]::integer[], v_floors[5]::bigint[], nullif(v_floors[10], '')::bigint,
+              v_floors[8]::bigint;
     IF v_head IS NULL THEN
         RETURN false;
     END IF;

@@ -5,11 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.NewMessage;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -22,54 +18,6 @@ import org.junit.jupiter.api.Test;
  * urgent message, a priority outside the map.
  */
 class ClaimFloorTest extends InboxTestSupport {
-
-  /** A session that claims, commits each claim, and lets its floors move between claims. */
-  private static final class Claimer implements AutoCloseable {
-    private final Connection c;
-    private final String inbox;
-
-    Claimer(String inbox) throws SQLException {
-      this.inbox = inbox;
-      c = database.connect();
-      execute("SET inbox.claim_floor_move_ms = 20");
-    }
-
-    List<String> claim(int limit) throws Exception {
-      Thread.sleep(25);
-      List<String> ids = new ArrayList<>();
-      try (PreparedStatement ps =
-          c.prepareStatement("SELECT event_id FROM inbox.claim_" + inbox + "(?)")) {
-        ps.setInt(1, limit);
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            ids.add(rs.getString(1));
-          }
-        }
-      }
-      return ids;
-    }
-
-    /** Claims until {@code id} comes, at most {@code claims} times; the claims it took. */
-    int claimsUntil(String id, int claims) throws Exception {
-      for (int i = 1; i <= claims; i++) {
-        if (claim(10).contains(id)) {
-          return i;
-        }
-      }
-      return -1;
-    }
-
-    void execute(String sql) throws SQLException {
-      try (Statement s = c.createStatement()) {
-        s.execute(sql);
-      }
-    }
-
-    @Override
-    public void close() throws SQLException {
-      c.close();
-    }
-  }
 
   private static void send(PostgresInbox inbox, String prefix, int n) {
     inbox.sendAll(
@@ -86,24 +34,7 @@ class ClaimFloorTest extends InboxTestSupport {
 
   private static long claimIndexEntriesRead(Claimer claimer, String inbox, String statement)
       throws Exception {
-    // The transaction's counters include whatever the session has not yet reported: report it.
-    claimer.execute("SELECT pg_stat_force_next_flush()");
-    Thread.sleep(50);
-    claimer.execute("SELECT 1");
-    claimer.execute("BEGIN");
-    try (Statement s = claimer.c.createStatement()) {
-      s.executeQuery(statement).close();
-      try (ResultSet rs =
-          s.executeQuery(
-              "SELECT pg_stat_get_xact_tuples_returned('inbox."
-                  + inbox
-                  + "_claim_idx'::regclass)")) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    } finally {
-      claimer.execute("COMMIT");
-    }
+    return claimer.indexEntriesRead(inbox + "_claim_idx", statement);
   }
 
   @Test
@@ -112,7 +43,7 @@ class ClaimFloorTest extends InboxTestSupport {
     PostgresInbox inbox = manager.createInbox("floor_held");
     send(inbox, "m", 12_000);
     try (Connection holder = database.connect();
-        Claimer claimer = new Claimer("floor_held")) {
+        Claimer claimer = new Claimer(database, "floor_held")) {
       holder.setAutoCommit(false);
       holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
@@ -141,8 +72,8 @@ class ClaimFloorTest extends InboxTestSupport {
     sql("SELECT inbox.grant_inbox('floor_health', 'floor_health_reader', 'reader')");
     String health = "SELECT inbox.inbox_health('floor_health')";
     try (Connection holder = database.connect();
-        Claimer claimer = new Claimer("floor_health");
-        Claimer operator = new Claimer("floor_health")) {
+        Claimer claimer = new Claimer(database, "floor_health");
+        Claimer operator = new Claimer(database, "floor_health")) {
       holder.setAutoCommit(false);
       holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
@@ -174,11 +105,7 @@ class ClaimFloorTest extends InboxTestSupport {
   }
 
   private static String scalar(Claimer session, String sql) throws SQLException {
-    try (Statement s = session.c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      rs.next();
-      return rs.getString(1);
-    }
+    return session.scalar(sql);
   }
 
   @Test
@@ -187,7 +114,7 @@ class ClaimFloorTest extends InboxTestSupport {
     manager.enableOrdering("floor_ordered", "aggregate_id", "received_at");
     send(inbox, "m", 12_000);
     try (Connection holder = database.connect();
-        Claimer claimer = new Claimer("floor_ordered")) {
+        Claimer claimer = new Claimer(database, "floor_ordered")) {
       holder.setAutoCommit(false);
       holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
@@ -216,7 +143,7 @@ class ClaimFloorTest extends InboxTestSupport {
         manager.createInbox("floor_replay_ordered", InboxOptions.builder().maxRetries(1).build());
     manager.enableOrdering("floor_replay_ordered", "aggregate_id", "received_at");
     send(inbox, "m", 3);
-    try (Claimer claimer = new Claimer("floor_replay_ordered")) {
+    try (Claimer claimer = new Claimer(database, "floor_replay_ordered")) {
       claimer.execute("BEGIN");
       assertThat(claimer.claim(1)).containsExactly("m0");
       claimer.execute(
@@ -247,7 +174,7 @@ class ClaimFloorTest extends InboxTestSupport {
   void an_insert_that_commits_after_later_ones_is_claimed_at_once() throws Exception {
     PostgresInbox inbox = manager.createInbox("floor_late");
     try (Connection late = database.connect();
-        Claimer claimer = new Claimer("floor_late")) {
+        Claimer claimer = new Claimer(database, "floor_late")) {
       late.setAutoCommit(false);
       late.createStatement()
           .execute("INSERT INTO inbox.floor_late (event_id, event_type) VALUES ('late', 't')");
@@ -265,8 +192,8 @@ class ClaimFloorTest extends InboxTestSupport {
   void messages_of_a_claim_that_rolls_back_are_claimed_again_at_once() throws Exception {
     PostgresInbox inbox = manager.createInbox("floor_rollback");
     send(inbox, "m", 40);
-    try (Claimer first = new Claimer("floor_rollback");
-        Claimer other = new Claimer("floor_rollback")) {
+    try (Claimer first = new Claimer(database, "floor_rollback");
+        Claimer other = new Claimer(database, "floor_rollback")) {
       first.execute("BEGIN");
       List<String> held = first.claim(5);
       assertThat(held).hasSize(5);
@@ -283,7 +210,7 @@ class ClaimFloorTest extends InboxTestSupport {
     PostgresInbox inbox =
         manager.createInbox("floor_retry", InboxOptions.builder().maxRetries(2).build());
     send(inbox, "m", 3);
-    try (Claimer claimer = new Claimer("floor_retry")) {
+    try (Claimer claimer = new Claimer(database, "floor_retry")) {
       claimer.execute("BEGIN");
       assertThat(claimer.claim(1)).containsExactly("m0");
       // Backing off for 5 s: long enough that the claims below come before it is due, however
@@ -326,7 +253,7 @@ class ClaimFloorTest extends InboxTestSupport {
         IntStream.range(0, 40)
             .mapToObj(i -> NewMessage.of("n" + i, "normal", "a" + i, null))
             .toList());
-    try (Claimer claimer = new Claimer("floor_urgent")) {
+    try (Claimer claimer = new Claimer(database, "floor_urgent")) {
       for (int i = 0; i < 3; i++) {
         claimer.claim(5);
       }
@@ -339,7 +266,7 @@ class ClaimFloorTest extends InboxTestSupport {
   void a_priority_outside_the_map_set_by_the_owner_is_claimed_by_the_next_sweep() throws Exception {
     PostgresInbox inbox = manager.createInbox("floor_sweep");
     send(inbox, "m", 30);
-    try (Claimer claimer = new Claimer("floor_sweep")) {
+    try (Claimer claimer = new Claimer(database, "floor_sweep")) {
       claimer.execute("SET inbox.claim_floor_sweep_seconds = 1");
       for (int i = 0; i < 3; i++) {
         claimer.claim(5);
