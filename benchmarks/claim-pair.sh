@@ -6,7 +6,7 @@
 # drain rates (ab.sh) and CPU ticks of separate runs do not. Server time only: no client, no
 # network, no commit flush (synchronous_commit off in the measuring session).
 #   benchmarks/claim-pair.sh [--rounds N] [--batch N] [--budget BYTES|none] [--shape S] [--sequence C]
-#       [--per-aggregate N] A_REF B_REF
+#       [--per-aggregate N] [--dead N] A_REF B_REF
 # Shapes: mailroom (40,000 messages, one per aggregate, ordered, as the mailroom's tokens),
 # ordered (100,000 over 1,000 aggregates, ordered, as consume-ordered), plain (100,000, no
 # ordering, as consume-plain), ten and one (100,000 over ten aggregates or one, ordered: for
@@ -14,12 +14,14 @@
 # default; "none" for no budget). --sequence is an ordered inbox's sequence column: seq (default,
 # as the mailroom's) or received_at (enable_inbox_ordering's default, as consume-ordered's; the
 # backlog is one INSERT, so an aggregate's messages share it).
+# --dead N adds N dead letters, each of an aggregate of its own (none of the backlog's): what an
+# inbox that has failed before holds, and what an ordered claim's head test may have to look at.
 # Both inboxes' tables come from A's SQL, and B's generated claim function is installed over the
 # second one: B's function may only call functions A's install also has (a change of the table is
 # out of its reach; use ab.sh for that). Starts its own PostgreSQL 15 (pg15-cluster.sh, port
 # BENCH_PG_PORT, default 25432).
 set -euo pipefail
-rounds=3 batch=100 budget=16777216 shape=mailroom sequence=seq per=1
+rounds=3 batch=100 budget=16777216 shape=mailroom sequence=seq per=1 dead=0
 while [ $# -gt 2 ]; do
   case $1 in
     --rounds) rounds=$2; shift 2;;
@@ -28,10 +30,11 @@ while [ $# -gt 2 ]; do
     --shape) shape=$2; shift 2;;
     --sequence) sequence=$2; shift 2;;
     --per-aggregate) per=$2; shift 2;;
+    --dead) dead=$2; shift 2;;
     *) echo "unknown option $1" >&2; exit 2;;
   esac
 done
-[ $# -eq 2 ] || { echo "usage: $0 [--rounds N] [--batch N] [--budget BYTES|none] [--shape mailroom|ordered|plain] [--sequence seq|received_at] [--per-aggregate N] A_REF B_REF" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: $0 [--rounds N] [--batch N] [--budget BYTES|none] [--shape mailroom|ordered|plain] [--sequence seq|received_at] [--per-aggregate N] [--dead N] A_REF B_REF" >&2; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -66,7 +69,7 @@ psql_ -d pair -c "SELECT inbox.create_inbox('b')" >/dev/null
 [ $ordered = 1 ] && psql_ -d pair -c "SELECT inbox.enable_inbox_ordering('b', 'aggregate_id', '$sequence')" >/dev/null
 make_inbox "$2" variant_b b
 psql_ -d variant_b -c "SELECT pg_get_functiondef('inbox.claim_b'::regproc)" | psql_ -d pair -f - >/dev/null
-echo "A = $1 ($(git -C "$repo" rev-parse --short "$1")), B = $2 ($(git -C "$repo" rev-parse --short "$2")); shape $shape, $n messages, sequence $sequence, batch $batch, budget $budget, per aggregate $per"
+echo "A = $1 ($(git -C "$repo" rev-parse --short "$1")), B = $2 ($(git -C "$repo" rev-parse --short "$2")); shape $shape, $n messages, sequence $sequence, batch $batch, budget $budget, per aggregate $per, dead letters $dead"
 
 payload='{"orderId":"o-12345","customer":"c-678","amount":123.45,"currency":"EUR","items":[1,2,3]}'
 for r in $(seq 1 "$rounds"); do
@@ -74,6 +77,8 @@ for r in $(seq 1 "$rounds"); do
     psql_ -d pair -c "TRUNCATE inbox.$inbox" \
       -c "INSERT INTO inbox.$inbox (event_id, event_type, source, aggregate_id, payload)
           SELECT 'm' || g, 'token', 'bench', $aggregate, '$payload' FROM generate_series(1, $n) g" \
+      -c "INSERT INTO inbox.$inbox (event_id, event_type, source, aggregate_id, payload, retry_count)
+          SELECT 'd' || g, 'token', 'bench', 'dead-' || g, '$payload', 3 FROM generate_series(1, $dead) g" \
       -c "VACUUM ANALYZE inbox.$inbox"
   done
   psql_ -d pair -c CHECKPOINT

@@ -28,6 +28,8 @@
 #   RATE=1000 CONSUMERS=2 BATCH=100 CLEAN=60 HOLD=180 AFTER=60 (seconds) AUTOVACUUM_NAPTIME=1s
 #   MODE=plain|ordered  ordered: inbox.enable_inbox_ordering('held') after create_inbox; the
 #                       messages are spread over 1,000 aggregate ids 'agg-' || (n % 1000) either way
+#   SEQUENCE=received_at|seq  an ordered inbox's sequence column (enable_inbox_ordering's default,
+#                       received_at; seq as the mailroom's)
 #   CLAIM_RATE=200      the consumers' pace when claims are fast (pgbench -R, claims/s over all
 #                       consumers, with -L 5 ms; 0: unthrottled; see below)
 #   BENCH_PG_PORT=25441 BENCH_PG_DATA=/tmp/inbox-bench-heldxmin (pg15-cluster.sh)
@@ -66,8 +68,10 @@ HOLD=${HOLD:-180}
 AFTER=${AFTER:-60}
 AUTOVACUUM_NAPTIME=${AUTOVACUUM_NAPTIME:-1s}
 MODE=${MODE:-plain}
+SEQUENCE=${SEQUENCE:-received_at}
 CLAIM_RATE=${CLAIM_RATE:-200}
 case "$MODE" in plain | ordered) ;; *) echo "MODE must be plain or ordered, got $MODE" >&2; exit 2 ;; esac
+case "$SEQUENCE" in received_at | seq) ;; *) echo "SEQUENCE must be received_at or seq, got $SEQUENCE" >&2; exit 2 ;; esac
 export BENCH_PG_PORT=${BENCH_PG_PORT:-25441}
 export BENCH_PG_DATA=${BENCH_PG_DATA:-/tmp/inbox-bench-heldxmin}
 TOTAL=$((CLEAN + HOLD + AFTER))
@@ -100,7 +104,7 @@ fi
 "${PSQL[@]}" -f "$SQL_DIR/install.sql" >/dev/null
 "${PSQL[@]}" -c "ALTER SYSTEM SET autovacuum_naptime = '$AUTOVACUUM_NAPTIME'" -c "SELECT pg_reload_conf()" \
   -c "SELECT inbox.create_inbox('held')" -c "CREATE SEQUENCE bench_ids" >/dev/null
-[ "$MODE" = ordered ] && "${PSQL[@]}" -c "SELECT inbox.enable_inbox_ordering('held')" >/dev/null
+[ "$MODE" = ordered ] && "${PSQL[@]}" -c "SELECT inbox.enable_inbox_ordering('held', 'aggregate_id', '$SEQUENCE')" >/dev/null
 "${PSQL[@]}" -c "VACUUM ANALYZE inbox.held" -c CHECKPOINT >/dev/null
 LEVEL=$("${PSQL[@]}" -c "SELECT inbox.priority_of_held('order.placed', 'bench', 'agg-0')")
 [ "$("${PSQL[@]}" -c "SELECT pg_get_serial_sequence('inbox.held', 'seq')")" = inbox.held_seq_seq ] \
@@ -182,8 +186,8 @@ wait "$CONSUMER" || { echo "consumers failed:" >&2; cat "$WORK/consumers.out" >&
 wait "$SAMPLER" || true
 PIDS=()
 
-printf 'MODE=%s RATE=%s CONSUMERS=%s BATCH=%s CLAIM_RATE=%s CLEAN=%s HOLD=%s AFTER=%s AUTOVACUUM_NAPTIME=%s; sql/inbox of %s\n\n' \
-  "$MODE" "$RATE" "$CONSUMERS" "$BATCH" "$CLAIM_RATE" "$CLEAN" "$HOLD" "$AFTER" "$AUTOVACUUM_NAPTIME" "$SQL_FROM"
+printf 'MODE=%s SEQUENCE=%s RATE=%s CONSUMERS=%s BATCH=%s CLAIM_RATE=%s CLEAN=%s HOLD=%s AFTER=%s AUTOVACUUM_NAPTIME=%s; sql/inbox of %s\n\n' \
+  "$MODE" "$SEQUENCE" "$RATE" "$CONSUMERS" "$BATCH" "$CLAIM_RATE" "$CLEAN" "$HOLD" "$AFTER" "$AUTOVACUUM_NAPTIME" "$SQL_FROM"
 python3 - "$WORK" "${START}" "$TOTAL" <<'EOF'
 import glob, sys
 

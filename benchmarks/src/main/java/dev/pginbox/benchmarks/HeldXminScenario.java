@@ -54,7 +54,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Parameters (system properties, defaults in brackets; durations in seconds, multiplied by
  * {@code --scale} and no shorter than 10 / 30 / 10 s): {@code held.rate} [1000] messages/s, {@code
- * held.workers} [2], {@code held.clean} [60], {@code held.hold} [180], {@code held.after} [60].
+ * held.workers} [2], {@code held.clean} [60], {@code held.hold} [180], {@code held.after} [60],
+ * {@code held.inboxes} [plain,ordered] (which of the two to run), {@code held.sequence}
+ * [received_at] (the ordered inbox's sequence column: received_at or seq).
  */
 final class HeldXminScenario {
 
@@ -77,21 +79,27 @@ final class HeldXminScenario {
             Locale.ROOT,
             "Held xmin: %,d msg/s (one per transaction), %d workers (batch 100), clean %d s, "
                 + "held %d s (a REPEATABLE READ transaction open), after %d s "
-                + "(latency: commit returned -> handler start)",
+                + "(latency: commit returned -> handler start), ordered by %s",
             rate,
             workers,
             clean,
             hold,
-            after),
+            after,
+            System.getProperty("held.sequence", "received_at")),
         "| inbox | phase | produced msg/s | handled msg/s | max backlog | latency p50 | p99 | max "
             + "| dead tuples at end | size at end (MiB) |");
     BenchDatabase db = BenchDatabase.create("held_xmin");
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
+    List<String> inboxes = List.of(System.getProperty("held.inboxes", "plain,ordered").split(","));
+    String sequence = System.getProperty("held.sequence", "received_at");
     for (boolean ordered : new boolean[] {false, true}) {
+      if (!inboxes.contains(ordered ? "ordered" : "plain")) {
+        continue;
+      }
       String name = ordered ? "held_ordered" : "held_plain";
       PostgresInbox inbox = manager.createInbox(name);
       if (ordered) {
-        manager.enableOrdering(name);
+        manager.enableOrdering(name, "aggregate_id", sequence);
       }
       measure(report, db, inbox, name, rate, workers, clean, hold, after);
     }
