@@ -14,6 +14,7 @@ import dev.pginbox.inbox.postgres.internal.worker.membership.ClaimScope;
 import dev.pginbox.inbox.postgres.internal.worker.membership.Shard;
 import dev.pginbox.inbox.postgres.internal.worker.membership.ShardSettings;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -25,10 +26,10 @@ import java.util.Map;
  * The batch's storage on a distributed inbox: each transaction on the node that holds the shard
  * being visited ({@link #visit}), one connection of this processor's per node, and in it {@code
  * inbox.claim_shard} and {@code inbox.fail_in_shard}: claim, handler and commit on one node, no
- * two-phase commit. What the shard claim does not do the store does not offer: no held heads to
- * wait for, no claim ahead, no give-back of claimed messages, no timed-out batch to end (the
- * server-side bound ends it, see {@link ServerBound}); the worker refuses the options that need
- * them.
+ * two-phase commit. A batch past its processing timeout is ended on its node connection as on a
+ * single server ({@link #endTimedOut}). What the shard claim does not do the store does not offer:
+ * no held heads to wait for, no claim ahead, no give-back of claimed messages but a timed-out
+ * batch's, no message too big to read; the worker refuses the options that need them.
  *
  * <p>One per processor thread, like {@link PostgresBatchStore}.
  */
@@ -136,18 +137,23 @@ public final class ShardBatchStore implements BatchStore, BatchTransactions {
 
   @Override
   public List<Recorded> recordFailures(List<Failure> failures) throws SQLException {
-    String[] aggregateIds =
-        failures.stream().map(f -> aggregates.get(f.eventId())).toArray(String[]::new);
-    NamedStatement ps =
-        PostgresBatchStore.bindFailureArrays(wc.statement(WorkerSql.FAIL_IN_SHARD), failures)
-            .setArray("aggregateIds", "text", aggregateIds)
-            .setString("shard", shard.table())
-            .setInt("maxRetries", settings.maxRetries())
-            .setString("backoffBase", settings.backoffBase())
-            .setString("backoffMax", settings.backoffMax());
+    NamedStatement ps = bindFailures(wc.statement(WorkerSql.FAIL_IN_SHARD), failures);
     try (ResultSet rs = ps.executeQuery()) {
       return PostgresBatchStore.recorded(rs);
     }
+  }
+
+  /** Binds the parameters of the shard's failures: the failures, their aggregates, the settings. */
+  private NamedStatement bindFailures(NamedStatement statement, List<Failure> failures)
+      throws SQLException {
+    String[] aggregateIds =
+        failures.stream().map(f -> aggregates.get(f.eventId())).toArray(String[]::new);
+    return PostgresBatchStore.bindFailureArrays(statement, failures)
+        .setArray("aggregateIds", "text", aggregateIds)
+        .setString("shard", shard.table())
+        .setInt("maxRetries", settings.maxRetries())
+        .setString("backoffBase", settings.backoffBase())
+        .setString("backoffMax", settings.backoffMax());
   }
 
   @Override
@@ -155,10 +161,27 @@ public final class ShardBatchStore implements BatchStore, BatchTransactions {
     throw unsupported("giving claimed messages back (messagesPerAggregate > 1)");
   }
 
+  /**
+   * As on a single server, one statement list sent as a unit on the batch's node connection
+   * (end_timed_out_shard.sql), behind a rollback to the part's savepoint when asked; prepared for
+   * this once, not kept.
+   */
   @Override
   public List<Recorded> endTimedOut(
-      boolean rollBackPart, List<Failure> failures, List<String> giveBack) {
-    throw unsupported("ending a timed-out batch");
+      boolean rollBackPart, List<Failure> failures, List<String> giveBack) throws SQLException {
+    NamedStatement statement =
+        wc.prepareOnce(
+            WorkerSql.END_TIMED_OUT_SHARD,
+            rollBackPart ? "ROLLBACK TO SAVEPOINT " + WorkerConnection.PART_SAVEPOINT + ";\n" : "");
+    try (PreparedStatement ps = statement.jdbc()) {
+      bindFailures(statement, failures)
+          .setArray(
+              "giveBackAggregateIds",
+              "text",
+              giveBack.stream().map(aggregates::get).toArray(String[]::new))
+          .setArray("giveBack", "text", giveBack.toArray(String[]::new));
+      return PostgresBatchStore.recordedOfUnit(ps);
+    }
   }
 
   @Override
