@@ -344,8 +344,9 @@ BEGIN
 END;
 $$;
 
--- An inbox distributed before release_in_shard existed has it on the coordinator only: copied to
--- every node here, as distribute_inbox does, once Citus copies fail_in_shard.
+-- An inbox distributed before release_in_shard existed needs it on every node: Citus copies a new
+-- function there by itself under its default citus.create_object_propagation; this makes sure of
+-- it whatever that setting, as distribute_inbox does, once Citus copies fail_in_shard.
 DO $$
 BEGIN
     IF inbox.citus_installed() THEN
