@@ -180,8 +180,8 @@ final class ShardProcessor implements Runnable {
     run.sleep(delay);
   }
 
-  /** From the stopping thread: cuts this processor's connection (the server rolls back). */
+  /** From the stopping thread: cuts this processor's node connections (the nodes roll back). */
   void abort() {
-    store.abortQuietly();
+    store.abort();
   }
 }

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The batch's storage on a distributed inbox: each transaction on the node that holds the shard
@@ -39,8 +40,9 @@ public final class ShardBatchStore implements BatchStore, BatchTransactions {
   private final String inbox;
   private final Duration processingTimeout;
   private final String serverBound;
-  private final Map<String, DedicatedConnection> connections = new HashMap<>();
-  private final Map<String, WorkerConnection> statements = new HashMap<>();
+  // Concurrent: abort comes from other threads (the watchdog, a replacement, stop).
+  private final Map<String, DedicatedConnection> connections = new ConcurrentHashMap<>();
+  private final Map<String, WorkerConnection> statements = new ConcurrentHashMap<>();
 
   /** The aggregate of each message claimed in this transaction: fail_in_shard's key needs it. */
   private final Map<String, String> aggregates = new HashMap<>();
@@ -203,22 +205,20 @@ public final class ShardBatchStore implements BatchStore, BatchTransactions {
     wc.cancel();
   }
 
+  /**
+   * From another thread: closes every node connection of this store at once, the batch's (its node
+   * rolls back) and the idle ones to the other nodes. Called when the batch was taken away or the
+   * worker stops: this store's thread ends after this batch, and one whose handler never returns
+   * would otherwise keep them open.
+   */
   @Override
   public void abort() {
-    wc.abort();
+    statements.values().forEach(WorkerConnection::abort);
   }
 
   @Override
   public boolean isClosed() {
     return wc.isClosed();
-  }
-
-  /** From another thread, at stop: cuts the connection of the last transaction (if any). */
-  public void abortQuietly() {
-    WorkerConnection last = wc;
-    if (last != null) {
-      last.abort();
-    }
   }
 
   /** Closes this processor's node connections. */
