@@ -165,7 +165,8 @@ BEGIN
             'inbox.refuse_payload_change()',
             'inbox.claim_shard(text, integer, integer, text)',
             'inbox.failure_history(jsonb, integer, timestamp with time zone, text)',
-            'inbox.fail_in_shard(text, text, text, text, interval, boolean, integer, interval, interval)'] LOOP
+            'inbox.fail_in_shard(text, text, text, text, interval, boolean, integer, interval, interval)',
+            'inbox.release_in_shard(text, text[], text[])'] LOOP
         EXECUTE 'SELECT create_distributed_function($1::regprocedure)' USING v_function;
     END LOOP;
     -- No notifications: a NOTIFY on a shard cannot take part in the two-phase commit of an insert
@@ -313,6 +314,48 @@ BEGIN
         USING p_aggregate_id, p_event_id, p_error, p_delay, coalesce(p_dead, false), p_max_retries,
               p_backoff_base, p_backoff_max;
     RETURN v_result;
+END;
+$$;
+
+-- Gives messages claimed from a shard back uncharged, in the claim's transaction on the shard's
+-- node (as inbox.release_claimed does on a single server): processed_at back to NULL for the
+-- messages this transaction claimed (processed_at = now()), nothing else changed. Used when a
+-- batch passed its processing timeout, for the messages its handler never got to. Returns how many
+-- were given back.
+CREATE OR REPLACE FUNCTION inbox.release_in_shard(p_shard text, p_aggregate_ids text[], p_event_ids text[])
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_released integer;
+BEGIN
+    IF p_shard IS NULL OR p_shard !~ '^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$' THEN
+        RAISE EXCEPTION 'invalid shard name %', coalesce(quote_literal(p_shard), 'NULL') USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    EXECUTE format($u$
+        UPDATE %s m SET processed_at = NULL
+        FROM unnest($1, $2) AS r(aggregate_id, event_id)
+        WHERE m.aggregate_id = r.aggregate_id AND m.event_id = r.event_id AND m.processed_at = now()$u$,
+        format('%I.%I', split_part(p_shard, '.', 1), split_part(p_shard, '.', 2)))
+        USING p_aggregate_ids, p_event_ids;
+    GET DIAGNOSTICS v_released = ROW_COUNT;
+    RETURN v_released;
+END;
+$$;
+
+-- An inbox distributed before release_in_shard existed needs it on every node: Citus copies a new
+-- function there by itself under its default citus.create_object_propagation; this makes sure of
+-- it whatever that setting, as distribute_inbox does, once Citus copies fail_in_shard.
+DO $$
+BEGIN
+    IF inbox.citus_installed() THEN
+        EXECUTE $q$
+            SELECT create_distributed_function('inbox.release_in_shard(text, text[], text[])'::regprocedure)
+            WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object o
+                          WHERE o.classid = 'pg_catalog.pg_proc'::regclass
+                            AND o.objid = 'inbox.fail_in_shard(text, text, text, text, interval, boolean, integer, interval, interval)'::regprocedure)$q$;
+    END IF;
 END;
 $$;
 

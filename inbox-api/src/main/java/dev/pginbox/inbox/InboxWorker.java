@@ -20,8 +20,9 @@ public interface InboxWorker extends AutoCloseable {
   void stop();
 
   /**
-   * Claims and handles at most one batch in the calling thread, whatever the batching rule says;
-   * returns the number of messages claimed. For tests and for callers with their own scheduling.
+   * Claims and handles at most one batch in the calling thread, whatever the batching rule says (an
+   * inbox spread over shards: at most one from each shard); returns the number of messages claimed.
+   * For tests and for callers with their own scheduling.
    */
   int runOnce();
 

@@ -5,7 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.pginbox.inbox.Outcome;
+import dev.pginbox.inbox.chaos.PgCluster;
+import dev.pginbox.inbox.postgres.PostgresInboxManager;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -214,6 +220,37 @@ class DistributeInboxTest {
       await().atMost(WAIT).until(() -> s.processedMessages() == s.sent());
     }
     s.assertEveryMessageHandledOnceInOrder();
+  }
+
+  @Test
+  void an_install_over_an_inbox_distributed_before_release_in_shard_copies_it_to_every_node()
+      throws Exception {
+    CitusCluster cluster = SharedCluster.get();
+    Scenario.distributed(cluster, "reinstall", 2);
+    String releaseInShard = "inbox.release_in_shard(text, text[], text[])";
+    // As before the function existed: dropped on the coordinator, Citus drops it on the nodes.
+    CitusCluster.sql(cluster.coordinatorUrl(), "DROP FUNCTION " + releaseInShard);
+    for (PgCluster node : cluster.workerNodes()) {
+      assertThat(functions(node, releaseInShard)).as("on " + node.port() + " before").isZero();
+    }
+
+    PostgresInboxManager.create(SharedCluster.dataSource(cluster.coordinatorUrl())).install();
+
+    for (PgCluster node : cluster.workerNodes()) {
+      assertThat(functions(node, releaseInShard)).as("on " + node.port() + " after").isEqualTo(1);
+    }
+  }
+
+  /** How many functions of that signature the node has (0 or 1). */
+  private static long functions(PgCluster node, String signature) throws SQLException {
+    try (Connection c = DriverManager.getConnection(node.jdbcUrl("postgres"));
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT count(*) FROM pg_proc WHERE oid = to_regprocedure('" + signature + "')")) {
+      rs.next();
+      return rs.getLong(1);
+    }
   }
 
   static ShardWorker.Options options(Scenario s, String id) {

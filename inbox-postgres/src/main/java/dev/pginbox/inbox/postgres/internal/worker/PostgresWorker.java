@@ -1,17 +1,7 @@
 package dev.pginbox.inbox.postgres.internal.worker;
 
-import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxWorker;
-import dev.pginbox.inbox.PartitionAssignment;
-import dev.pginbox.inbox.WorkerListener.DispatchReason;
-import dev.pginbox.inbox.postgres.internal.worker.batch.BatchOutcome;
-import dev.pginbox.inbox.postgres.internal.worker.batch.BatchRunner;
-import dev.pginbox.inbox.postgres.internal.worker.batch.InFlightBatch;
-import dev.pginbox.inbox.postgres.internal.worker.batch.OutcomeRecorder;
-import dev.pginbox.inbox.postgres.internal.worker.batch.Suspects;
-import dev.pginbox.inbox.postgres.internal.worker.connection.DedicatedConnection;
 import dev.pginbox.inbox.postgres.internal.worker.connection.StartupCheck;
-import dev.pginbox.inbox.postgres.internal.worker.membership.LeaseKeeper;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
@@ -25,14 +15,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The PostgreSQL {@link InboxWorker}: its lifecycle (at most one {@link RunningWorker} at a time:
- * start makes one, stop ends it), the failure that stopped it, and {@link #runOnce()}. The only
- * public way into this package, used by {@code dev.pginbox.inbox.postgres.PostgresInboxWorker}.
+ * start makes one, stop ends it), the failure that stopped it, and {@link #runOnce()} ({@link
+ * RunOnce}). The only public way into this package, used by {@code
+ * dev.pginbox.inbox.postgres.PostgresInboxWorker}.
  */
 public final class PostgresWorker implements InboxWorker {
 
   private static final Logger LOG = LoggerFactory.getLogger(PostgresWorker.class);
 
   private final WorkerContext ctx;
+  private final RunOnce once;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private Run run;
 
@@ -41,6 +33,7 @@ public final class PostgresWorker implements InboxWorker {
 
   private PostgresWorker(WorkerContext ctx) {
     this.ctx = ctx;
+    this.once = new RunOnce(ctx);
   }
 
   /** A worker from what the builder collected and validated. */
@@ -117,60 +110,7 @@ public final class PostgresWorker implements InboxWorker {
     synchronized (this) {
       running = run != null;
     }
-    if (ctx.scope().automatic() && !running) {
-      // No heartbeat thread: take part in the leases once, so the claim has partitions to guard.
-      LeaseKeeper keeper =
-          new LeaseKeeper(
-              ctx.jdbi(),
-              ctx.inbox(),
-              ctx.config().workerId(),
-              ctx.scope(),
-              ctx.events(),
-              (PartitionAssignment.Automatic) ctx.options().partitions(),
-              () -> {});
-      keeper.heartbeat();
-      keeper.closeConnection();
-    }
-    DedicatedConnection own =
-        ctx.given().boundary() == null
-            ? new DedicatedConnection(
-                ctx.jdbi(), ctx.inbox(), ctx.options().processingTimeout(), null)
-            : null;
-    try {
-      BatchRunner runner =
-          BatchWiring.runner(
-              ctx,
-              BatchWiring.transactions(ctx, own != null ? own : ctx.given().boundary()),
-              new Suspects(),
-              new OutcomeRecorder(ctx.inbox(), ctx.events()),
-              false,
-              null);
-      BatchOutcome outcome =
-          runner.run(
-              DispatchReason.MANUAL,
-              1,
-              ctx.options().batchSize(),
-              new BatchRunner.Tracker() {
-                @Override
-                public void claimed(int count) {}
-
-                @Override
-                public Runnable watch(InFlightBatch batch) {
-                  return () -> {}; // runOnce has no watchdog: the server-side bound is its limit
-                }
-              });
-      return switch (outcome.kind()) {
-        case EMPTY, HEAD_RELEASED, COMMITTED, ROLLED_BACK -> outcome.claimed();
-        case HANDLER_ABORTED -> throw (RuntimeException) outcome.cause();
-        default ->
-            throw new InboxException(
-                "runOnce failed: " + outcome.cause(), ctx.inbox(), outcome.cause());
-      };
-    } finally {
-      if (own != null) {
-        own.close();
-      }
-    }
+    return once.run(running);
   }
 
   @Override

@@ -3,15 +3,17 @@ package dev.pginbox.inbox.postgres.internal.worker;
 import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.PartitionAssignment;
 import dev.pginbox.inbox.WorkerOptions;
+import dev.pginbox.inbox.postgres.internal.worker.batch.InFlightBatch;
 import dev.pginbox.inbox.postgres.internal.worker.batch.OutcomeRecorder;
 import dev.pginbox.inbox.postgres.internal.worker.batch.Suspects;
+import dev.pginbox.inbox.postgres.internal.worker.batch.TimeoutRecovery;
 import dev.pginbox.inbox.postgres.internal.worker.connection.ShardNodes;
 import dev.pginbox.inbox.postgres.internal.worker.connection.WorkerConnection;
 import dev.pginbox.inbox.postgres.internal.worker.membership.ClaimScope;
 import dev.pginbox.inbox.postgres.internal.worker.membership.ShardMap;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -22,10 +24,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One start..stop of a worker on a distributed (Citus) inbox: the shards thread (heartbeat and
  * where the shards are, {@link ShardMap}), the processors ({@link ShardProcessor}, one per unit of
- * concurrency), and the maintenance thread (gauges, the worker registry, retention), all taken down
- * again at stop. Poll only: no LISTEN connection, no batching rule, no watchdog (the claim's
- * server-side bound ends a batch that hangs); {@link #check} refuses the options that need what
- * this path does not have.
+ * concurrency, each replaced when its batch passes the processing timeout), the {@link Watchdog} of
+ * that timeout, and the maintenance thread (gauges, the worker registry, retention), all taken down
+ * again at stop. Poll only: no LISTEN connection, no batching rule; {@link #check} refuses the
+ * options that need what this path does not have.
  */
 final class ShardRun extends RunState {
 
@@ -39,7 +41,8 @@ final class ShardRun extends RunState {
   private final ShardNodes nodes;
   private final ShardMap map;
   private final Maintenance maintenance;
-  private final List<ShardProcessor> processors = new ArrayList<>();
+  private final Watchdog watchdog;
+  private final List<ShardProcessor> processors = new CopyOnWriteArrayList<>();
   private ScheduledExecutorService shardsThread;
   private ScheduledExecutorService maintenanceThread;
 
@@ -58,6 +61,7 @@ final class ShardRun extends RunState {
         new ShardMap(
             ctx.jdbi(), ctx.inbox(), ctx.config().workerId(), ctx.events(), lease(ctx.options()));
     this.maintenance = new Maintenance(ctx);
+    this.watchdog = new Watchdog(threads.factory("watchdog"), ctx.options().processingTimeout());
   }
 
   /**
@@ -111,11 +115,26 @@ final class ShardRun extends RunState {
     }
     Suspects suspects = new Suspects();
     OutcomeRecorder recorder = new OutcomeRecorder(ctx.inbox(), ctx.events());
+    ShardProcessor.Shared shared =
+        new ShardProcessor.Shared(
+            this,
+            ctx,
+            map,
+            nodes,
+            suspects,
+            recorder,
+            watchdog,
+            new TimeoutRecovery(ctx.inbox(), ctx.options().processingTimeout(), suspects, recorder),
+            this::startProcessor);
     for (int i = 0; i < ctx.options().concurrency(); i++) {
-      ShardProcessor processor = new ShardProcessor(this, ctx, map, nodes, suspects, recorder, i);
-      processors.add(processor);
-      threads.startProcessor(processor);
+      startProcessor(new ShardProcessor(shared, i));
     }
+  }
+
+  /** A processor of the first ones, or the replacement of one whose batch timed out. */
+  private void startProcessor(ShardProcessor processor) {
+    processors.add(processor);
+    threads.startProcessor(processor);
   }
 
   /** The processors' node connections are their own: nothing long-lived to register. */
@@ -131,24 +150,29 @@ final class ShardRun extends RunState {
   }
 
   /**
-   * Stops claiming, waits for the batches in hand up to the grace period, interrupts the handlers
-   * still running and cuts their connections (their nodes roll back), then gives the leases back.
+   * Stops claiming, waits for the batches in hand up to the grace period, takes the batches still
+   * in hand away (their statements cancelled, their handlers interrupted, nobody charged) and cuts
+   * their connections (their nodes roll back), then gives the leases back.
    */
   @Override
   public void shutdown() {
     wakeSleepers();
     shardsThread.shutdown();
     maintenanceThread.shutdown();
-    for (Thread t : threads.joinAll(System.nanoTime() + ctx.options().shutdownGrace().toNanos())) {
-      if (t.isAlive()) {
+    threads.joinAll(System.nanoTime() + ctx.options().shutdownGrace().toNanos());
+    for (InFlightBatch batch : watchdog.inFlight()) {
+      if (batch.stop()) {
         LOG.warn(
-            "inbox {}: a batch did not finish within the shutdown grace; rolled back", ctx.inbox());
-        t.interrupt();
+            "inbox {}: a batch of {} did not finish within the shutdown grace; rolled back",
+            ctx.inbox(),
+            batch.eventIds().size());
       }
     }
     processors.forEach(ShardProcessor::abort);
     long abortEnd = System.nanoTime() + ABORT_WAIT.toNanos();
     List<Thread> all = threads.joinAll(abortEnd);
+    watchdog.shutdownNow();
+    watchdog.awaitTermination(abortEnd);
     Threads.awaitQuietly(shardsThread, abortEnd);
     Threads.awaitQuietly(maintenanceThread, abortEnd);
     if (maintenanceThread.isTerminated()) {

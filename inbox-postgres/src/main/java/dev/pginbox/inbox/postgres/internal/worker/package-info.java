@@ -45,10 +45,13 @@
  *
  * <p>On a distributed (Citus) inbox, {@link dev.pginbox.inbox.postgres.internal.worker.ShardRun}
  * replaces {@code RunningWorker} (the start check finds the inbox distributed): no listener, no
- * coordinator, no watchdog; the shards thread heartbeats and reads where the shards are ({@code
- * ShardMap}), and each {@link dev.pginbox.inbox.postgres.internal.worker.ShardProcessor} visits the
- * shards held, one {@code BatchRunner.run} per visit on a {@code ShardBatchStore} (claim, handler,
- * failures and commit on the shard's node).
+ * coordinator; the shards thread heartbeats and reads where the shards are ({@code ShardMap}), and
+ * each {@link dev.pginbox.inbox.postgres.internal.worker.ShardProcessor} visits the shards held,
+ * one {@code BatchRunner.run} per visit on a {@code ShardBatchStore} (claim, handler, failures and
+ * commit on the shard's node), under the same {@code Watchdog}: a replacement {@code
+ * ShardProcessor} ends a timed-out batch with {@code TimeoutRecovery} on the batch's node
+ * connection and carries on. {@link dev.pginbox.inbox.postgres.internal.worker.RunOnce} is {@code
+ * runOnce()}: one batch on a single server, one from each shard on a distributed inbox.
  *
  * <p>Ten classes on that path when any waiting message makes a batch: NotificationListener,
  * ClaimQueue, Processor, BatchRunner, DedicatedConnection, PostgresBatchStore, WorkerConnection,

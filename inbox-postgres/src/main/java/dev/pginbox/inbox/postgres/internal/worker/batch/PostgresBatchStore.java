@@ -175,18 +175,26 @@ public final class PostgresBatchStore implements BatchStore, BatchTransactions {
             rollBackPart ? "ROLLBACK TO SAVEPOINT " + SAVEPOINT + ";\n" : "");
     try (PreparedStatement ps = statement.jdbc()) {
       bindFailures(statement, failures).setArray("giveBack", "text", giveBack.toArray());
-      boolean resultSet = ps.execute();
-      List<Recorded> recorded = null;
-      while (resultSet || ps.getUpdateCount() != -1) {
-        if (resultSet && recorded == null) {
-          try (ResultSet rs = ps.getResultSet()) {
-            recorded = recorded(rs);
-          }
-        }
-        resultSet = ps.getMoreResults();
-      }
-      return recorded == null ? List.of() : recorded;
+      return recordedOfUnit(ps);
     }
+  }
+
+  /**
+   * Runs a statement list that records failures first (a timed-out batch's end) and reads the
+   * failures' rows, its first result; shared with {@link ShardBatchStore}.
+   */
+  static List<Recorded> recordedOfUnit(PreparedStatement ps) throws SQLException {
+    boolean resultSet = ps.execute();
+    List<Recorded> recorded = null;
+    while (resultSet || ps.getUpdateCount() != -1) {
+      if (resultSet && recorded == null) {
+        try (ResultSet rs = ps.getResultSet()) {
+          recorded = recorded(rs);
+        }
+      }
+      resultSet = ps.getMoreResults();
+    }
+    return recorded == null ? List.of() : recorded;
   }
 
   @Override

@@ -14,21 +14,23 @@ import dev.pginbox.inbox.postgres.internal.worker.membership.ClaimScope;
 import dev.pginbox.inbox.postgres.internal.worker.membership.Shard;
 import dev.pginbox.inbox.postgres.internal.worker.membership.ShardSettings;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The batch's storage on a distributed inbox: each transaction on the node that holds the shard
  * being visited ({@link #visit}), one connection of this processor's per node, and in it {@code
  * inbox.claim_shard} and {@code inbox.fail_in_shard}: claim, handler and commit on one node, no
- * two-phase commit. What the shard claim does not do the store does not offer: no held heads to
- * wait for, no claim ahead, no give-back of claimed messages, no timed-out batch to end (the
- * server-side bound ends it, see {@link ServerBound}); the worker refuses the options that need
- * them.
+ * two-phase commit. A batch past its processing timeout is ended on its node connection as on a
+ * single server ({@link #endTimedOut}). What the shard claim does not do the store does not offer:
+ * no held heads to wait for, no claim ahead, no give-back of claimed messages but a timed-out
+ * batch's, no message too big to read; the worker refuses the options that need them.
  *
  * <p>One per processor thread, like {@link PostgresBatchStore}.
  */
@@ -38,8 +40,9 @@ public final class ShardBatchStore implements BatchStore, BatchTransactions {
   private final String inbox;
   private final Duration processingTimeout;
   private final String serverBound;
-  private final Map<String, DedicatedConnection> connections = new HashMap<>();
-  private final Map<String, WorkerConnection> statements = new HashMap<>();
+  // Concurrent: abort comes from other threads (the watchdog, a replacement, stop).
+  private final Map<String, DedicatedConnection> connections = new ConcurrentHashMap<>();
+  private final Map<String, WorkerConnection> statements = new ConcurrentHashMap<>();
 
   /** The aggregate of each message claimed in this transaction: fail_in_shard's key needs it. */
   private final Map<String, String> aggregates = new HashMap<>();
@@ -136,18 +139,23 @@ public final class ShardBatchStore implements BatchStore, BatchTransactions {
 
   @Override
   public List<Recorded> recordFailures(List<Failure> failures) throws SQLException {
-    String[] aggregateIds =
-        failures.stream().map(f -> aggregates.get(f.eventId())).toArray(String[]::new);
-    NamedStatement ps =
-        PostgresBatchStore.bindFailureArrays(wc.statement(WorkerSql.FAIL_IN_SHARD), failures)
-            .setArray("aggregateIds", "text", aggregateIds)
-            .setString("shard", shard.table())
-            .setInt("maxRetries", settings.maxRetries())
-            .setString("backoffBase", settings.backoffBase())
-            .setString("backoffMax", settings.backoffMax());
+    NamedStatement ps = bindFailures(wc.statement(WorkerSql.FAIL_IN_SHARD), failures);
     try (ResultSet rs = ps.executeQuery()) {
       return PostgresBatchStore.recorded(rs);
     }
+  }
+
+  /** Binds the parameters of the shard's failures: the failures, their aggregates, the settings. */
+  private NamedStatement bindFailures(NamedStatement statement, List<Failure> failures)
+      throws SQLException {
+    String[] aggregateIds =
+        failures.stream().map(f -> aggregates.get(f.eventId())).toArray(String[]::new);
+    return PostgresBatchStore.bindFailureArrays(statement, failures)
+        .setArray("aggregateIds", "text", aggregateIds)
+        .setString("shard", shard.table())
+        .setInt("maxRetries", settings.maxRetries())
+        .setString("backoffBase", settings.backoffBase())
+        .setString("backoffMax", settings.backoffMax());
   }
 
   @Override
@@ -155,10 +163,27 @@ public final class ShardBatchStore implements BatchStore, BatchTransactions {
     throw unsupported("giving claimed messages back (messagesPerAggregate > 1)");
   }
 
+  /**
+   * As on a single server, one statement list sent as a unit on the batch's node connection
+   * (end_timed_out_shard.sql), behind a rollback to the part's savepoint when asked; prepared for
+   * this once, not kept.
+   */
   @Override
   public List<Recorded> endTimedOut(
-      boolean rollBackPart, List<Failure> failures, List<String> giveBack) {
-    throw unsupported("ending a timed-out batch");
+      boolean rollBackPart, List<Failure> failures, List<String> giveBack) throws SQLException {
+    NamedStatement statement =
+        wc.prepareOnce(
+            WorkerSql.END_TIMED_OUT_SHARD,
+            rollBackPart ? "ROLLBACK TO SAVEPOINT " + WorkerConnection.PART_SAVEPOINT + ";\n" : "");
+    try (PreparedStatement ps = statement.jdbc()) {
+      bindFailures(statement, failures)
+          .setArray(
+              "giveBackAggregateIds",
+              "text",
+              giveBack.stream().map(aggregates::get).toArray(String[]::new))
+          .setArray("giveBack", "text", giveBack.toArray(String[]::new));
+      return PostgresBatchStore.recordedOfUnit(ps);
+    }
   }
 
   @Override
@@ -180,22 +205,20 @@ public final class ShardBatchStore implements BatchStore, BatchTransactions {
     wc.cancel();
   }
 
+  /**
+   * From another thread: closes every node connection of this store at once, the batch's (its node
+   * rolls back) and the idle ones to the other nodes. Called when the batch was taken away or the
+   * worker stops: this store's thread ends after this batch, and one whose handler never returns
+   * would otherwise keep them open.
+   */
   @Override
   public void abort() {
-    wc.abort();
+    statements.values().forEach(WorkerConnection::abort);
   }
 
   @Override
   public boolean isClosed() {
     return wc.isClosed();
-  }
-
-  /** From another thread, at stop: cuts the connection of the last transaction (if any). */
-  public void abortQuietly() {
-    WorkerConnection last = wc;
-    if (last != null) {
-      last.abort();
-    }
   }
 
   /** Closes this processor's node connections. */

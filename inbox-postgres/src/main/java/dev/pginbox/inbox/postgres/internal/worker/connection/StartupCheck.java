@@ -89,7 +89,8 @@ public final class StartupCheck {
     }
   }
 
-  private static boolean distributed(WorkerConnection wc, String inbox) throws SQLException {
+  /** Whether {@code inbox} is distributed (Citus), read on {@code wc}, a coordinator connection. */
+  public static boolean distributed(WorkerConnection wc, String inbox) throws SQLException {
     try (ResultSet rs =
         wc.statement(WorkerSql.INBOX_DISTRIBUTED).setString("inbox", inbox).executeQuery()) {
       return rs.next() && rs.getBoolean(1);

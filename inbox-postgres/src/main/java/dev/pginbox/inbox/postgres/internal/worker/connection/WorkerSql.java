@@ -21,6 +21,8 @@ public enum WorkerSql {
   COUNT_WAITING,
   /** Several statements sent as one unit, ending in COMMIT: prepared for one use, not kept. */
   END_TIMED_OUT_BATCH,
+  /** {@link #END_TIMED_OUT_BATCH} for a shard's batch, on the shard's node. */
+  END_TIMED_OUT_SHARD,
   /** The failed attempts of a shard's claim, on the shard's node. */
   FAIL_IN_SHARD,
   HEARTBEAT,

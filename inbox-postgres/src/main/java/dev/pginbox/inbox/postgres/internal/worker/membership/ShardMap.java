@@ -97,13 +97,18 @@ public final class ShardMap {
   }
 
   private List<Shard> locate(int[] partitions) throws SQLException {
+    return all(connection(), inbox).stream()
+        .filter(s -> contains(partitions, s.partition()))
+        .toList();
+  }
+
+  /** Every shard of {@code inbox} in hash order, where it is now, read on {@code coordinator}. */
+  public static List<Shard> all(WorkerConnection coordinator, String inbox) throws SQLException {
     List<Shard> shards = new ArrayList<>();
     try (ResultSet rs =
-        connection().statement(WorkerSql.INBOX_SHARDS).setString("inbox", inbox).executeQuery()) {
+        coordinator.statement(WorkerSql.INBOX_SHARDS).setString("inbox", inbox).executeQuery()) {
       while (rs.next()) {
-        if (contains(partitions, rs.getInt(1))) {
-          shards.add(new Shard(rs.getInt(1), rs.getString(2), rs.getString(3), rs.getInt(4)));
-        }
+        shards.add(new Shard(rs.getInt(1), rs.getString(2), rs.getString(3), rs.getInt(4)));
       }
     }
     return List.copyOf(shards);

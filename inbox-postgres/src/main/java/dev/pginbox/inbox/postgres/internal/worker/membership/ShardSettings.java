@@ -15,7 +15,7 @@ import java.sql.SQLException;
 public record ShardSettings(
     int shards, int maxRetries, String backoffBase, String backoffMax, String sequenceColumn) {
 
-  static ShardSettings read(WorkerConnection coordinator, String inbox) throws SQLException {
+  public static ShardSettings read(WorkerConnection coordinator, String inbox) throws SQLException {
     try (ResultSet rs =
         coordinator.statement(WorkerSql.SHARD_SETTINGS).setString("inbox", inbox).executeQuery()) {
       if (!rs.next()) {
