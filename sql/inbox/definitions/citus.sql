@@ -344,32 +344,25 @@ BEGIN
 END;
 $$;
 
--- An inbox distributed before release_in_shard existed needs it on every node: Citus copies a new
--- function there by itself under its default citus.create_object_propagation; this makes sure of
--- it whatever that setting, as distribute_inbox does, once Citus copies fail_in_shard.
+-- An inbox distributed before fail_in_shard wrote the failure history, or before release_in_shard
+-- existed, has those functions on the coordinator only (Citus copies a new function to the nodes
+-- by itself under its default citus.create_object_propagation, but not whatever that setting):
+-- copied to every node here, as distribute_inbox does, once Citus copies fail_in_shard.
 DO $$
+DECLARE
+    v_function text;
 BEGIN
     IF inbox.citus_installed() THEN
-        EXECUTE $q$
-            SELECT create_distributed_function('inbox.release_in_shard(text, text[], text[])'::regprocedure)
-            WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object o
-                          WHERE o.classid = 'pg_catalog.pg_proc'::regclass
-                            AND o.objid = 'inbox.fail_in_shard(text, text, text, text, interval, boolean, integer, interval, interval)'::regprocedure)$q$;
-    END IF;
-END;
-$$;
-
--- An inbox distributed before fail_in_shard wrote the failure history has inbox.failure_history
--- on the coordinator only: copied to every node here, as distribute_inbox does, once Citus copies
--- fail_in_shard.
-DO $$
-BEGIN
-    IF inbox.citus_installed() THEN
-        EXECUTE $q$
-            SELECT create_distributed_function('inbox.failure_history(jsonb, integer, timestamp with time zone, text)'::regprocedure)
-            WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object o
-                          WHERE o.classid = 'pg_catalog.pg_proc'::regclass
-                            AND o.objid = 'inbox.fail_in_shard(text, text, text, text, interval, boolean, integer, interval, interval)'::regprocedure)$q$;
+        FOREACH v_function IN ARRAY ARRAY[
+                'inbox.failure_history(jsonb, integer, timestamp with time zone, text)',
+                'inbox.release_in_shard(text, text[], text[])'] LOOP
+            EXECUTE $q$
+                SELECT create_distributed_function($1::regprocedure)
+                WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_dist_object o
+                              WHERE o.classid = 'pg_catalog.pg_proc'::regclass
+                                AND o.objid = 'inbox.fail_in_shard(text, text, text, text, interval, boolean, integer, interval, interval)'::regprocedure)$q$
+                USING v_function;
+        END LOOP;
     END IF;
 END;
 $$;

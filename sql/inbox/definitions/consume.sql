@@ -151,9 +151,10 @@ $$;
 -- priority map starts afresh), levels and floors are arrays of the same length
 -- (a NULL floor: from the start of the level), and resets is the value of
 -- inbox.claim_floor_resets the floors were computed after, and paused is 'paused' while the inbox
--- is (inbox.pause_inbox), read at every move whatever the isolation level, and order_floor the
--- lowest floor ('' while a level is walked from its start): below it no message waits, whatever its
--- level, but dead letters (the ordered head test's bound, inbox.order_floor_sql). p_levels are the inbox's priority levels (its map's
+-- is (inbox.pause_inbox), read at every move whatever the isolation level, and order_floor a seq
+-- below which no message of any level and any bucket waits, but dead letters ('' until the floors
+-- have moved; the ordered head test's bound, inbox.order_floor_sql): the lowest floor without a
+-- bucket mask, walked level by level without the mask otherwise. p_levels are the inbox's priority levels (its map's
 -- values and default); the sweep adds any other level it finds. The table's seq sequence must not
 -- be cached (CACHE 1, as create_inbox makes it). Returns the new state.
 -- The state is kept in the setting p_key: pginbox_floor.<inbox> for claims
@@ -185,6 +186,8 @@ DECLARE
     v_first bigint;
     v_found integer[];
     v_i integer;
+    v_order bigint;        -- the order floor (state element 10)
+    v_found_order bigint;
     v_resets bigint := coalesce(pg_sequence_last_value('inbox.claim_floor_resets'::regclass), 0);
     v jsonb := inbox.vocabulary(c, 'c', p_settings => false);
     -- The first waiting message (claimable or backing off) of a level at or above a seq.
@@ -210,6 +213,7 @@ BEGIN
         v_sweep_after := v_s[3]::bigint;
         v_candidate := nullif(v_s[6], '')::bigint;
         v_holders := nullif(v_s[7], '')::text[];
+        v_order := nullif(v_s[10], '')::bigint;
     END IF;
 
     IF current_setting('transaction_isolation') = 'read committed'
@@ -242,6 +246,8 @@ BEGIN
                     v_from[v_i] := least(v_from[v_i], v_first);
                 END IF;
             END LOOP;
+            -- The order floor of other buckets is not swept here: from the start at the next move.
+            v_order := CASE WHEN p_mask IS NULL THEN v_order END;
             v_sweep_after := v_now + v_sweep_ms;
         END IF;
 
@@ -262,6 +268,19 @@ BEGIN
                     USING p_mask, v_levels[v_i], coalesce(v_from[v_i], '-9223372036854775808'::bigint);
                 v_from[v_i] := least(coalesce(v_first, v_candidate + 1), v_candidate + 1);
             END LOOP;
+            -- The order floor: the lowest floor of every bucket (an aggregate's messages may lie in
+            -- buckets outside the mask: an owner's UPDATE of bucket), walked from where it was.
+            IF p_mask IS NULL THEN
+                v_order := (SELECT min(f.f) FROM unnest(v_from) f(f));
+            ELSE
+                v_first := v_candidate + 1;
+                FOR v_i IN 1 .. cardinality(v_levels) LOOP
+                    EXECUTE v_first_sql INTO v_found_order
+                        USING NULL::varbit, v_levels[v_i], coalesce(v_order, '-9223372036854775808'::bigint);
+                    v_first := least(v_first, v_found_order);
+                END LOOP;
+                v_order := v_first;
+            END IF;
             v_candidate := NULL;
             v_holders := NULL;
         END IF;
@@ -269,9 +288,7 @@ BEGIN
 
     v_s := ARRAY[(v_now + v_move_ms)::text, v_mask, v_sweep_after::text, v_levels::text, v_from::text,
                  coalesce(v_candidate::text, ''), coalesce(v_holders::text, ''), v_resets::text,
-                 CASE WHEN c.paused_at IS NOT NULL THEN 'paused' ELSE '' END,
-                 CASE WHEN array_position(v_from, NULL) IS NULL THEN (SELECT min(f.f) FROM unnest(v_from) f(f))::text
-                      ELSE '' END];
+                 CASE WHEN c.paused_at IS NOT NULL THEN 'paused' ELSE '' END, coalesce(v_order::text, '')];
     PERFORM set_config(p_key, array_to_string(v_s, ';'), false);
     RETURN array_to_string(v_s, ';');
 END;

@@ -34,6 +34,24 @@ class OrderFloorTest extends InboxTestSupport {
             .toList());
   }
 
+  /**
+   * a0 of aggregate agg-a dies, the claimer's floors move far past it, and a1 of the same aggregate
+   * arrives.
+   */
+  private static void deadLetterFarBelowTheFloors(PostgresInbox inbox, String name, Claimer claimer)
+      throws Exception {
+    inbox.send(NewMessage.of("a0", "t", "agg-a", null));
+    claimer.execute("BEGIN");
+    assertThat(claimer.claim(1)).containsExactly("a0");
+    claimer.execute("SELECT inbox.mark_failed('" + name + "', 'a0', 'boom', interval '0')");
+    claimer.execute("COMMIT");
+    for (int round = 0; round < 5; round++) {
+      send(inbox, "o" + round + "-", 20, 20);
+      assertThat(claimer.claim(30)).hasSize(20);
+    }
+    inbox.send(NewMessage.of("a1", "t", "agg-a", null));
+  }
+
   @Test
   void while_the_horizon_is_held_a_head_test_reads_no_entry_of_messages_processed_before()
       throws Exception {
@@ -69,18 +87,8 @@ class OrderFloorTest extends InboxTestSupport {
   void a_dead_letter_far_below_the_floors_still_holds_back_its_aggregate() throws Exception {
     String name = "order_floor_dead";
     PostgresInbox inbox = orderedInbox(name, 1);
-    inbox.send(NewMessage.of("a0", "t", "agg-a", null));
     try (Claimer claimer = new Claimer(database, name)) {
-      claimer.execute("BEGIN");
-      assertThat(claimer.claim(1)).containsExactly("a0");
-      claimer.execute("SELECT inbox.mark_failed('" + name + "', 'a0', 'boom', interval '0')");
-      claimer.execute("COMMIT");
-      // The floors move far past the dead letter.
-      for (int round = 0; round < 5; round++) {
-        send(inbox, "o" + round + "-", 20, 20);
-        assertThat(claimer.claim(30)).hasSize(20);
-      }
-      inbox.send(NewMessage.of("a1", "t", "agg-a", null));
+      deadLetterFarBelowTheFloors(inbox, name, claimer);
       send(inbox, "p", 5, 5);
       assertThat(claimer.claim(30)).hasSize(5).doesNotContain("a1");
       assertThat(claimer.scalar("SELECT inbox.count_waiting('" + name + "', 10)")).isEqualTo("0");
@@ -96,17 +104,8 @@ class OrderFloorTest extends InboxTestSupport {
   void a_replay_orders_its_aggregate_before_the_floors_move_again() throws Exception {
     String name = "order_floor_replay";
     PostgresInbox inbox = orderedInbox(name, 1);
-    inbox.send(NewMessage.of("a0", "t", "agg-a", null));
     try (Claimer claimer = new Claimer(database, name)) {
-      claimer.execute("BEGIN");
-      assertThat(claimer.claim(1)).containsExactly("a0");
-      claimer.execute("SELECT inbox.mark_failed('" + name + "', 'a0', 'boom', interval '0')");
-      claimer.execute("COMMIT");
-      for (int round = 0; round < 5; round++) {
-        send(inbox, "o" + round + "-", 20, 20);
-        assertThat(claimer.claim(30)).hasSize(20);
-      }
-      inbox.send(NewMessage.of("a1", "t", "agg-a", null));
+      deadLetterFarBelowTheFloors(inbox, name, claimer);
       // The floors move once more (past the dead letter) and then not for a minute.
       claimer.execute("SET inbox.claim_floor_move_ms = 60000");
       assertThat(claimer.claim(10)).isEmpty();

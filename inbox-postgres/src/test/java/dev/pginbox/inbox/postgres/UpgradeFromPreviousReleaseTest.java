@@ -52,7 +52,11 @@ class UpgradeFromPreviousReleaseTest {
 
   /** The steps these files have, as the ledger records them. */
   static final List<String> STEPS =
-      List.of("1 baseline", "2 drop_functions_replaced_since_0_1_0", "3 failure_history");
+      List.of(
+          "1 baseline",
+          "2 drop_functions_replaced_since_0_1_0",
+          "3 failure_history",
+          "4 dead_letters_by_aggregate");
 
   private static List<Map<String, Object>> ledger(Jdbi jdbi) {
     return jdbi.withHandle(
