@@ -116,7 +116,8 @@ $$;
 -- open for six minutes at 1,000 messages a second, 360,000 of them and a claim 225 times slower.
 -- So a claim starts each priority level of the claim order at that level's floor: a seq below
 -- which no message of the level waits. The floors are kept per session (a claim runs its walks in
--- its own session) in the setting pginbox_floor.<inbox>, move at most every 200 ms (the setting
+-- its own session) in the setting pginbox_floor.<inbox> (pginbox_bucket_floor.<inbox> for claims with
+-- a bucket mask: inbox.claim_floor_key), move at most every 200 ms (the setting
 -- inbox.claim_floor_move_ms; a move costs about half a millisecond of the server's time, most of
 -- it reading pg_locks), and are hints only: a floor too high
 -- would delay a message until the next sweep, never lose it or hand it out twice, because the
@@ -157,7 +158,7 @@ $$;
 -- bucket mask, walked level by level without the mask otherwise. p_levels are the inbox's priority levels (its map's
 -- values and default); the sweep adds any other level it finds. The table's seq sequence must not
 -- be cached (CACHE 1, as create_inbox makes it). Returns the new state.
--- The state is kept in the setting p_key: pginbox_floor.<inbox> for claims
+-- The state is kept in the setting p_key: inbox.claim_floor_key for claims
 -- (inbox.advance_claim_floors); the operator functions keep floors of their own
 -- (inbox.operator_levels_sql), so a session that claims and reads health keeps its claim floors.
 CREATE OR REPLACE FUNCTION inbox.advance_floors(p_inbox text, p_mask varbit, p_levels integer[], p_key text)
@@ -294,11 +295,22 @@ BEGIN
 END;
 $$;
 
+-- The setting that keeps a session's claim floors: one for claims of every bucket, one for claims
+-- with a bucket mask. A worker spread over the buckets claims its own every time but every eighth,
+-- and after one that found nothing there, from the whole inbox: with one setting each switch
+-- started the floors afresh, from the front of every level, and the order floor with them (Java
+-- workers on an ordered inbox slowed down through a held horizon while SQL consumers did not).
+CREATE OR REPLACE FUNCTION inbox.claim_floor_key(p_inbox text, p_mask varbit)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT CASE WHEN p_mask IS NULL THEN 'pginbox_floor.' ELSE 'pginbox_bucket_floor.' END || p_inbox $$;
+
 CREATE OR REPLACE FUNCTION inbox.advance_claim_floors(p_inbox text, p_mask varbit, p_levels integer[])
 RETURNS text
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.advance_floors(p_inbox, p_mask, p_levels, 'pginbox_floor.' || p_inbox) $$;
+AS $$ SELECT inbox.advance_floors(p_inbox, p_mask, p_levels, inbox.claim_floor_key(p_inbox, p_mask)) $$;
 
 -- A session's claim floors for p_mask and p_levels: the state of inbox.advance_claim_floors, moved
 -- first when due. Callers read levels from element 4 and floors from element 5. The generated
@@ -309,7 +321,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_state text[] := string_to_array(current_setting('pginbox_floor.' || p_inbox, true), ';');
+    v_state text[] := string_to_array(current_setting(inbox.claim_floor_key(p_inbox, p_mask), true), ';');
 BEGIN
     IF v_state IS NULL
        OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint

@@ -1463,7 +1463,9 @@ BEGIN
         'mark', inbox.sql_template(inbox.generated_claim_mark(), v_values));
     v_values := v_values || jsonb_build_object(
         'inbox', quote_literal(c.inbox_name),
-        'floor_key', quote_literal('pginbox_floor.' || c.inbox_name),
+        -- inbox.claim_floor_key, inline.
+        'floor_key', format('CASE WHEN v_mask IS NULL THEN %L ELSE %L END',
+                            'pginbox_floor.' || c.inbox_name, 'pginbox_bucket_floor.' || c.inbox_name),
         'levels', quote_literal(inbox.priority_levels(c)::text) || '::integer[]');
     v_values := v_values || jsonb_build_object(
         'floor_declarations', inbox.sql_template(inbox.generated_claim_floor_declarations(), v_values),

@@ -63,6 +63,33 @@ class ClaimFloorTest extends InboxTestSupport {
   }
 
   @Test
+  void a_session_that_claims_its_buckets_and_the_whole_inbox_in_turn_keeps_both_floors()
+      throws Exception {
+    PostgresInbox inbox = manager.createInbox("floor_masks");
+    send(inbox, "m", 12_000);
+    String mine =
+        "SELECT count(*) FROM inbox.claim_floor_masks(100, inbox.inbox_partition_buckets(0, 2))";
+    try (Connection holder = database.connect();
+        Claimer claimer = new Claimer(database, "floor_masks")) {
+      holder.setAutoCommit(false);
+      holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
+      claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
+      // As a worker spread over the buckets claims: its own, now and then the whole inbox.
+      for (int i = 0; i < 50; i++) {
+        Thread.sleep(25);
+        claimer.execute(mine);
+        claimer.claim(100);
+      }
+      // Each switch between the two started the floors afresh: from the front, 5,000 or more.
+      Thread.sleep(25);
+      assertThat(claimer.indexEntriesRead("floor_masks_claim_idx", mine)).isLessThan(2_000L);
+      assertThat(claimIndexEntriesReadByOneClaim(claimer, "floor_masks", 100)).isLessThan(2_000L);
+      holder.rollback();
+    }
+  }
+
+  @Test
   void while_the_horizon_is_held_health_reads_from_floors_of_its_own() throws Exception {
     PostgresInbox inbox = manager.createInbox("floor_health");
     send(inbox, "m", 10_500);
