@@ -28,6 +28,7 @@ class FlywayMigrationTest {
           "inbox baseline",
           "inbox drop functions replaced since 0 1 0",
           "inbox failure history",
+          "inbox dead letters by aggregate",
           "000 inbox sql api");
 
   private static Flyway inboxFlyway(DataSource dataSource) {

@@ -13,7 +13,11 @@ final class Ledger {
 
   /** The steps of these files, as install.sql records them. */
   static final List<String> STEPS =
-      List.of("1 baseline", "2 drop_functions_replaced_since_0_1_0", "3 failure_history");
+      List.of(
+          "1 baseline",
+          "2 drop_functions_replaced_since_0_1_0",
+          "3 failure_history",
+          "4 dead_letters_by_aggregate");
 
   private Ledger() {}
 
