@@ -18,13 +18,13 @@ SELECT inbox.create_inbox('snap_plain');
 SELECT inbox.create_inbox('snap_limits', p_max_retries => 5, p_channel => 'snap_channel');
 SELECT inbox.set_max_payload_size('snap_limits', 1000);
 SELECT inbox.create_inbox('snap_ordered');
-SELECT inbox.enable_inbox_ordering('snap_ordered');
+SELECT inbox.enable_inbox_ordering('snap_ordered', 'aggregate_id', 'received_at');
 SELECT inbox.create_inbox('snap_ordered_seq');
 SELECT inbox.enable_inbox_ordering('snap_ordered_seq', 'aggregate_id', 'seq');
 SELECT inbox.create_inbox('snap_priority');
 SELECT inbox.enable_inbox_priority('snap_priority', 'event_type', '{"urgent": 1, "bulk": 500}');
 SELECT inbox.create_inbox('snap_ordered_priority');
-SELECT inbox.enable_inbox_ordering('snap_ordered_priority');
+SELECT inbox.enable_inbox_ordering('snap_ordered_priority', 'aggregate_id', 'received_at');
 SELECT inbox.enable_inbox_priority('snap_ordered_priority', 'source', '{"web": 5}');
 
 CREATE SCHEMA snap_app;

@@ -7,10 +7,12 @@ SET LOCAL search_path = pg_catalog, pg_temp;
 -- Turns on strict per-aggregate ordering: claim_<name> then only hands out the head (earliest
 -- unprocessed message by p_sequence_column, then arrival) of each aggregate, and the view
 -- inbox.next_<name> shows those heads. A timestamp or an integer sequence column both work.
+-- Without one, a managed inbox is ordered by seq (arrival: its head test then starts at the order
+-- floor, so it keeps its pace through a held xmin horizon) and a tracked table by received_at.
 CREATE OR REPLACE FUNCTION inbox.enable_inbox_ordering(
     p_inbox text,
     p_aggregate_column text DEFAULT 'aggregate_id',
-    p_sequence_column text DEFAULT 'received_at')
+    p_sequence_column text DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -19,6 +21,7 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_type text;
 BEGIN
+    p_sequence_column := coalesce(p_sequence_column, CASE WHEN c.managed THEN 'seq' ELSE 'received_at' END);
     PERFORM inbox.check_reserved_names(p_inbox);
     PERFORM inbox.check_column_name(p_aggregate_column);
     PERFORM inbox.check_column_name(p_sequence_column);

@@ -50,12 +50,19 @@ public interface InboxManager {
    */
   void dropInbox(String name, boolean cascade);
 
-  /** Strict per-aggregate ordering by {@code sequenceColumn} (a timestamp or an integer column). */
+  /**
+   * Strict per-aggregate ordering by {@code sequenceColumn} (a timestamp or an integer column;
+   * {@code null}: {@code seq}, the arrival order, on a managed inbox, {@code received_at} on a
+   * tracked table).
+   */
   void enableOrdering(String name, String aggregateColumn, String sequenceColumn);
 
-  /** Strict per-aggregate ordering by {@code aggregate_id} and {@code received_at}. */
+  /**
+   * Strict per-aggregate ordering by {@code aggregate_id}, in arrival order ({@code seq}; a tracked
+   * table: {@code received_at}).
+   */
   default void enableOrdering(String name) {
-    enableOrdering(name, "aggregate_id", "received_at");
+    enableOrdering(name, "aggregate_id", null);
   }
 
   void disableOrdering(String name);

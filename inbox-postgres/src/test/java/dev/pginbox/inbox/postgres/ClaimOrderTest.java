@@ -78,6 +78,41 @@ class ClaimOrderTest extends InboxTestSupport {
   }
 
   @Test
+  void ordering_defaults_to_arrival_on_a_managed_inbox_and_received_at_on_a_tracked_table() {
+    PostgresInbox inbox = manager.createInbox("arrival");
+    manager.enableOrdering("arrival");
+    // "late" is sent by a transaction that started first (its received_at is the earlier one)
+    // but inserts after "early" committed: arrival order hands out "early" first.
+    try (Handle slow = jdbi.open()) {
+      slow.begin();
+      slow.execute("SELECT pg_sleep(0.01)");
+      inbox.send(NewMessage.of("early", "t", "A", null));
+      slow.execute(
+          "INSERT INTO inbox.arrival (event_id, event_type, aggregate_id) VALUES ('late', 't', 'A')");
+      slow.commit();
+    }
+    assertThat(
+            count(
+                "SELECT count(*) FROM inbox.arrival WHERE event_id = 'late' AND received_at <"
+                    + " (SELECT received_at FROM inbox.arrival WHERE event_id = 'early')"))
+        .isOne();
+    assertThat(claimAndCommit("arrival", 10)).containsExactly("early");
+    assertThat(claimAndCommit("arrival", 10)).containsExactly("late");
+
+    sql("CREATE SCHEMA IF NOT EXISTS shop");
+    sql(
+        "CREATE TABLE shop.arrivals (event_id text PRIMARY KEY, event_type text, aggregate_id text,"
+            + " received_at timestamptz NOT NULL DEFAULT now(), processed_at timestamptz)");
+    sql("SELECT inbox.enable_inbox_tracking('arrivals', 'shop.arrivals')");
+    manager.enableOrdering("arrivals");
+    assertThat(
+            strings(
+                "SELECT inbox_name || ' ' || sequence_column FROM inbox.inbox_ordering_config"
+                    + " WHERE inbox_name IN ('arrival', 'arrivals') ORDER BY 1"))
+        .containsExactly("arrival seq", "arrivals received_at");
+  }
+
+  @Test
   void one_sendAll_keeps_the_callers_order_within_an_aggregate_whatever_the_event_ids() {
     PostgresInbox inbox = manager.createInbox("list_order");
     manager.enableOrdering("list_order"); // by received_at, equal within one statement
