@@ -107,6 +107,21 @@ AS $$
     SELECT nextval('inbox.claim_floor_resets');
 $$;
 
+-- Called when dead letters of an inbox go (discarded, deleted by retention) or its ordering does:
+-- on an inbox ordered by seq, the claim floors pass the messages a dead letter holds back
+-- (inbox.advance_floors), which may now be claimed.
+CREATE OR REPLACE FUNCTION inbox.reset_ordered_claim_floors(c inbox.inbox_config)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF c.managed AND EXISTS (SELECT 1 FROM inbox.inbox_ordering_config o WHERE o.inbox_name = c.inbox_name) THEN
+        PERFORM inbox.reset_claim_floors();
+    END IF;
+END;
+$$;
+
 -- Claim floors ----------------------------------------------------------------------------------
 --
 -- A claimed message's old row version, and its entry in <name>_claim_idx, stay until vacuum removes
@@ -137,6 +152,10 @@ $$;
 --    order, replay moves the counter inbox.claim_floor_resets after its UPDATE, and a session
 --    that sees the counter move starts every level from the start again (the replay's lock keeps
 --    the floors there until it ends).
+--  * a message of an inbox ordered by seq that an earlier dead letter of its aggregate holds back
+--    (claim floors only, p_pass_blocked; the operator functions count it as waiting): no claim
+--    takes it before the dead letter is replayed, discarded or deleted by retention, or the
+--    ordering is disabled, and each of those moves inbox.claim_floor_resets too.
 -- What no rule covers (an owner's UPDATE of processed_at or priority, a priority that is not in
 -- the inbox's map, dead letters waiting again because max_retries was raised, a writer that
 -- PREPAREs its transaction between the two looks at the locks,
@@ -153,7 +172,8 @@ $$;
 -- (a NULL floor: from the start of the level), and resets is the value of
 -- inbox.claim_floor_resets the floors were computed after, and paused is 'paused' while the inbox
 -- is (inbox.pause_inbox), read at every move whatever the isolation level, and order_floor a seq
--- below which no message of any level and any bucket waits, but dead letters ('' until the floors
+-- below which no message of any level and any bucket waits, but dead letters and on an inbox
+-- ordered by seq the messages they hold back, whatever p_pass_blocked ('' until the floors
 -- have moved; the ordered head test's bound, inbox.order_floor_sql): the lowest floor without a
 -- bucket mask, walked level by level without the mask otherwise. p_levels are the inbox's priority levels (its map's
 -- values and default); the sweep adds any other level it finds. The table's seq sequence must not
@@ -161,7 +181,8 @@ $$;
 -- The state is kept in the setting p_key: inbox.claim_floor_key for claims
 -- (inbox.advance_claim_floors); the operator functions keep floors of their own
 -- (inbox.operator_levels_sql), so a session that claims and reads health keeps its claim floors.
-CREATE OR REPLACE FUNCTION inbox.advance_floors(p_inbox text, p_mask varbit, p_levels integer[], p_key text)
+CREATE OR REPLACE FUNCTION inbox.advance_floors(p_inbox text, p_mask varbit, p_levels integer[], p_key text,
+                                                p_pass_blocked boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -189,13 +210,30 @@ DECLARE
     v_i integer;
     v_order bigint;        -- the order floor (state element 10)
     v_found_order bigint;
+    v_order_from bigint;
     v_resets bigint := coalesce(pg_sequence_last_value('inbox.claim_floor_resets'::regclass), 0);
     v jsonb := inbox.vocabulary(c, 'c', p_settings => false);
-    -- The first waiting message (claimable or backing off) of a level at or above a seq.
-    v_first_sql text := inbox.sql_template(
+    -- The first waiting message (claimable or backing off) of a level at or above a seq, of those
+    -- {{passing}} does not pass.
+    v_first_template text := inbox.sql_template(
         'SELECT c.seq FROM {{table}} c WHERE {{pending}}
-           AND ($1 IS NULL OR get_bit($1, c.bucket) = 1) AND c.priority = $2 AND c.seq >= $3
-         ORDER BY c.priority, c.seq LIMIT 1', v);
+           AND ($1 IS NULL OR get_bit($1, c.bucket) = 1) AND c.priority = $2 AND c.seq >= $3{{passing}}
+         ORDER BY c.priority, c.seq LIMIT 1', v || '{"passing": "{{passing}}"}');
+    -- On an inbox ordered by seq: the messages a dead letter of their aggregate holds back (the
+    -- aggregate's earlier dead letter, through <name>_ordering_dead_idx, looked for only when the
+    -- inbox has any). None of them can be claimed before the dead letter is replayed or goes, and
+    -- each of those resets the floors (inbox.reset_claim_floors); a floor that stopped at them
+    -- would stop there for as long as the dead letter stays, and every claim would walk the
+    -- messages claimed since, as it did from the front of the index.
+    v_blocked text := (SELECT inbox.sql_template(' AND NOT (c.{{aggregate}} IS NOT NULL
+           AND (SELECT EXISTS (SELECT 1 FROM {{table}} d WHERE {{dead}}))
+           AND EXISTS (SELECT 1 FROM {{table}} d WHERE d.{{aggregate}} = c.{{aggregate}} AND {{dead}} AND d.seq < c.seq))',
+        v || jsonb_build_object('aggregate', quote_ident(o.aggregate_column), 'dead', inbox.vocabulary(c, 'd') ->> 'dead'))
+        FROM inbox.inbox_ordering_config o WHERE o.inbox_name = p_inbox AND o.sequence_column = 'seq');
+    -- The level floors' search: past blocked messages for claims (p_pass_blocked); the operator
+    -- functions count them as waiting. The order floor's: past them whenever the inbox has them.
+    v_first_sql text := replace(v_first_template, '{{passing}}', CASE WHEN p_pass_blocked THEN coalesce(v_blocked, '') ELSE '' END);
+    v_order_sql text := replace(v_first_template, '{{passing}}', coalesce(v_blocked, ''));
 BEGIN
     IF v_s IS NULL OR v_s[2] IS DISTINCT FROM v_mask THEN
         -- A new session (or other buckets, or a new priority map): from the start of every level
@@ -247,8 +285,8 @@ BEGIN
                     v_from[v_i] := least(v_from[v_i], v_first);
                 END IF;
             END LOOP;
-            -- The order floor of other buckets is not swept here: from the start at the next move.
-            v_order := CASE WHEN p_mask IS NULL THEN v_order END;
+            -- The order floor, unless it is the lowest level floor: from the start at the next move.
+            v_order := CASE WHEN p_mask IS NULL AND v_order_sql = v_first_sql THEN v_order END;
             v_sweep_after := v_now + v_sweep_ms;
         END IF;
 
@@ -271,16 +309,16 @@ BEGIN
             END LOOP;
             -- The order floor: the lowest floor of every bucket (an aggregate's messages may lie in
             -- buckets outside the mask: an owner's UPDATE of bucket), walked from where it was.
-            IF p_mask IS NULL THEN
+            IF p_mask IS NULL AND v_order_sql = v_first_sql THEN
                 v_order := (SELECT min(f.f) FROM unnest(v_from) f(f));
             ELSE
-                v_first := v_candidate + 1;
+                v_order_from := v_candidate + 1;
                 FOR v_i IN 1 .. cardinality(v_levels) LOOP
-                    EXECUTE v_first_sql INTO v_found_order
+                    EXECUTE v_order_sql INTO v_found_order
                         USING NULL::varbit, v_levels[v_i], coalesce(v_order, '-9223372036854775808'::bigint);
-                    v_first := least(v_first, v_found_order);
+                    v_order_from := least(v_order_from, v_found_order);
                 END LOOP;
-                v_order := v_first;
+                v_order := v_order_from;
             END IF;
             v_candidate := NULL;
             v_holders := NULL;
@@ -310,7 +348,7 @@ CREATE OR REPLACE FUNCTION inbox.advance_claim_floors(p_inbox text, p_mask varbi
 RETURNS text
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.advance_floors(p_inbox, p_mask, p_levels, inbox.claim_floor_key(p_inbox, p_mask)) $$;
+AS $$ SELECT inbox.advance_floors(p_inbox, p_mask, p_levels, inbox.claim_floor_key(p_inbox, p_mask), true) $$;
 
 -- A session's claim floors for p_mask and p_levels: the state of inbox.advance_claim_floors, moved
 -- first when due. Callers read levels from element 4 and floors from element 5. The generated
@@ -327,6 +365,33 @@ BEGIN
        OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
        OR v_state[2] IS DISTINCT FROM coalesce(p_mask::text, '') || '@' || p_levels::text THEN
         v_state := string_to_array(inbox.advance_claim_floors(p_inbox, p_mask, p_levels), ';');
+    END IF;
+    RETURN v_state;
+END;
+$$;
+
+-- The operator functions' floors of a managed inbox (the state of inbox.advance_floors for every
+-- bucket and p_levels, kept in the setting pginbox_health_floor.<inbox>), moved first when due;
+-- NULL for a role without SELECT on the inbox's seq sequence (see inbox.operator_levels_sql).
+-- Element 10 is the order floor, element 8 the resets it was computed after
+-- (inbox.order_floor_sql).
+CREATE OR REPLACE FUNCTION inbox.operator_floors(c inbox.inbox_config, p_levels integer[])
+RETURNS text[]
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_key text := 'pginbox_health_floor.' || c.inbox_name;
+    v_state text[];
+BEGIN
+    IF NOT has_sequence_privilege(pg_get_serial_sequence(inbox.inbox_table(c), 'seq'), 'SELECT') THEN
+        RETURN NULL;
+    END IF;
+    v_state := string_to_array(current_setting(v_key, true), ';');
+    IF v_state IS NULL
+       OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+       OR v_state[2] IS DISTINCT FROM '@' || p_levels::text THEN
+        v_state := string_to_array(inbox.advance_floors(c.inbox_name, NULL, p_levels, v_key), ';');
     END IF;
     RETURN v_state;
 END;
@@ -352,7 +417,6 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    v_key text := 'pginbox_health_floor.' || c.inbox_name;
     v_memo_key text := 'pginbox_health_levels.' || c.inbox_name;
     -- statement start|levels|floors: typed arrays only, never SQL text (a session may set it).
     v_memo text[] := string_to_array(current_setting(v_memo_key, true), '|');
@@ -366,13 +430,8 @@ BEGIN
         v_floors := v_memo[3]::bigint[];
     ELSE
         v_levels := inbox.priority_levels(c);
-        IF has_sequence_privilege(pg_get_serial_sequence(inbox.inbox_table(c), 'seq'), 'SELECT') THEN
-            v_state := string_to_array(current_setting(v_key, true), ';');
-            IF v_state IS NULL
-               OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
-               OR v_state[2] IS DISTINCT FROM '@' || v_levels::text THEN
-                v_state := string_to_array(inbox.advance_floors(c.inbox_name, NULL, v_levels, v_key), ';');
-            END IF;
+        v_state := inbox.operator_floors(c, v_levels);
+        IF v_state IS NOT NULL THEN
             v_levels := v_state[4]::integer[];
             v_floors := array_replace(v_state[5]::bigint[], NULL, '-9223372036854775808'::bigint);
         ELSE

@@ -1229,8 +1229,10 @@ AS $h$ SELECT $t$IF p_per_aggregate > 1 AND cardinality(v_tids) BETWEEN 1 AND p_
 -- floors, as in the plain claim), {{floor_filter_u}} (the floors' test of message u).
 -- The walks of the claim order (phase 1, and the messages without an aggregate in phase 2) start
 -- at the claim floors: the claimed messages before them, which stay in the claim index while the
--- xmin horizon is held, are not read again. The head tests and phase 2's enumeration of the
--- aggregates still read each aggregate's claimed messages (docs/performance.md, "Claim floors").
+-- xmin horizon is held, are not read again. On an inbox ordered by seq, the head tests and phase
+-- 2's enumeration of the aggregates start at the order floor (earlier_unprocessed_sql,
+-- aggregate_heads_sql); ordered by another column, they still read each aggregate's claimed
+-- messages (docs/performance.md, "Claim floors").
 CREATE OR REPLACE FUNCTION inbox.ordered_claim_pick()
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE
@@ -1482,7 +1484,7 @@ BEGIN
             format('c.%I', o.aggregate_column), format('c.%I', o.sequence_column), 'c.seq', v_order_floor, v_dead),
         'window_blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
             'win.agg', 'win.s', 'win.seq', v_order_floor, v_dead),
-        'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column));
+        'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column, v_order_floor, v_dead));
     v_values := v_values || jsonb_build_object(
         'floor_filter_u', replace(v_floor_filter, '{{m}}', 'u'),
         'window_filter', inbox.sql_template(

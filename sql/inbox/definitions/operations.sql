@@ -705,6 +705,10 @@ BEGIN
             USING c.dlq_retention, v_budget;
         GET DIAGNOSTICS v_dead = ROW_COUNT;
         v_budget := v_budget - v_dead;
+        IF v_dead > 0 THEN
+            -- The messages they held back may now be claimed, below the claim floors that passed them.
+            PERFORM inbox.reset_ordered_claim_floors(c);
+        END IF;
     END IF;
     -- Audited when it changed rows, except as the workers' retention sweep (inbox.retention_sweep).
     IF v_deleted + v_stripped + v_dead > 0 AND current_setting('inbox.retention_sweep', true) IS DISTINCT FROM 'on' THEN

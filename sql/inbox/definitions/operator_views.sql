@@ -60,9 +60,11 @@ $$;
 -- blocked when it is a dead letter, backing off after a failure, or locked by a running
 -- transaction (claimed and not committed yet: the row version we see carries that transaction's
 -- id in xmax). NULL when the inbox has no ordering. Managed inboxes walk the heads with a loose
--- index scan over <name>_ordering_idx (one descent per aggregate with unprocessed messages); a
--- tracked table, which has no such index, reads its unprocessed rows.
-CREATE OR REPLACE FUNCTION inbox.blocked_heads_sql(p_inbox text)
+-- index scan over <name>_ordering_idx (one descent per aggregate with unprocessed messages), from
+-- the order floor (p_floor, p_resets: SQL of the operator floors' elements 10 and 8,
+-- inbox.operator_floors; see inbox.aggregate_heads_sql); a tracked table, which has no such index,
+-- reads its unprocessed rows.
+CREATE OR REPLACE FUNCTION inbox.blocked_heads_sql(p_inbox text, p_floor text DEFAULT NULL, p_resets text DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -84,7 +86,7 @@ BEGIN
                        CASE WHEN m.xmax <> '0'::xid AND m.xmax = ANY ($1) THEN m.xmax END AS locker
                 FROM {{table}} m WHERE m.ctid = heads.tid) b
             WHERE b.dead OR b.backing_off OR b.locker IS NOT NULL$q$,
-            v || jsonb_build_object('heads', inbox.aggregate_heads_sql(v ->> 'table', o.aggregate_column, o.sequence_column)));
+            v || jsonb_build_object('heads', inbox.operator_heads_sql(c, o, p_floor, p_resets)));
     END IF;
     RETURN inbox.sql_template($q$SELECT b.* FROM (
             SELECT DISTINCT ON ({{aggregate}}) {{aggregate}}::text AS agg, m.ctid AS tid, ({{dead}}) AS dead,
@@ -120,6 +122,20 @@ AS $$
         ORDER BY {{aggregate}}, {{sequence}}, {{tie}}$q$, inbox.vocabulary(c))
 $$;
 
+-- The heads CTE of an ordered managed inbox for the operator functions (inbox.aggregate_heads_sql),
+-- from the order floor when p_floor and p_resets (SQL of the operator floors' elements 10 and 8)
+-- are given.
+CREATE OR REPLACE FUNCTION inbox.operator_heads_sql(c inbox.inbox_config, o inbox.inbox_ordering_config,
+                                                   p_floor text, p_resets text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT inbox.aggregate_heads_sql(inbox.inbox_table(c), o.aggregate_column, o.sequence_column,
+        CASE WHEN p_floor IS NOT NULL THEN inbox.order_floor_sql(p_floor, p_resets) END,
+        inbox.vocabulary(c, 'd') ->> 'dead')
+$$;
+
 -- The ids of the transactions running now (each holds the lock on its own id).
 CREATE OR REPLACE FUNCTION inbox.running_xids()
 RETURNS xid[]
@@ -147,7 +163,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
-    v_heads text := inbox.blocked_heads_sql(p_inbox);
+    v_heads text := inbox.blocked_heads_sql(p_inbox, '$3', '$4');
+    v_floors text[];
 BEGIN
     PERFORM inbox.check_page_limit(p_limit);
     IF v_heads IS NULL THEN
@@ -164,6 +181,7 @@ BEGIN
             USING p_limit;
         RETURN;
     END IF;
+    v_floors := CASE WHEN c.managed THEN inbox.operator_floors(c, inbox.priority_levels(c)) END;
     RETURN QUERY EXECUTE inbox.sql_template($q$
         WITH blocked AS MATERIALIZED ({{blocked_heads}} LIMIT $2)
         SELECT b.agg,
@@ -183,7 +201,7 @@ BEGIN
         ORDER BY b.agg$q$,
         inbox.vocabulary(c) || inbox.vocabulary_over(c, ARRAY['w']) || jsonb_build_object('blocked_heads', v_heads,
             'received_at_tz', coalesce(inbox.vocabulary(c) ->> 'received_at' || '::timestamptz', 'NULL::timestamptz')))
-        USING inbox.running_xids(), p_limit;
+        USING inbox.running_xids(), p_limit, nullif(v_floors[10], '')::bigint, v_floors[8]::bigint;
 END;
 $$;
 
@@ -203,6 +221,7 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     o inbox.inbox_ordering_config;
     v_aggregates text[];
+    v_floors text[];
 BEGIN
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     IF NOT FOUND OR NOT c.managed THEN
@@ -215,13 +234,13 @@ BEGIN
             INTO v_aggregates USING p_scan;
         RETURN v_aggregates;
     END IF;
+    v_floors := inbox.operator_floors(c, inbox.priority_levels(c));
     EXECUTE inbox.sql_template($q$WITH RECURSIVE {{heads}}, walked AS MATERIALIZED (SELECT heads.agg, heads.tid FROM heads LIMIT $1)
         SELECT coalesce(array_agg(walked.agg::text), '{}') FROM walked JOIN {{table}} m ON m.ctid = walked.tid
         WHERE {{retries}} >= {{max_retries}} OR {{backing_off}}$q$,
-        inbox.vocabulary(c) || jsonb_build_object(
-            'heads', inbox.aggregate_heads_sql(inbox.inbox_table(c), o.aggregate_column, o.sequence_column)))
+        inbox.vocabulary(c) || jsonb_build_object('heads', inbox.operator_heads_sql(c, o, '$2', '$3')))
         INTO v_aggregates
-        USING p_scan;
+        USING p_scan, nullif(v_floors[10], '')::bigint, v_floors[8]::bigint;
     RETURN v_aggregates;
 END;
 $$;
@@ -235,6 +254,7 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     o inbox.inbox_ordering_config;
     v_walked bigint;
+    v_floors text[];
 BEGIN
     n := 0;
     exact := true;
@@ -254,15 +274,15 @@ BEGIN
         exact := v_walked < p_scan;
         RETURN;
     END IF;
+    v_floors := inbox.operator_floors(c, inbox.priority_levels(c));
     EXECUTE inbox.sql_template($q$WITH RECURSIVE {{heads}}, walked AS MATERIALIZED (SELECT heads.tid FROM heads LIMIT $2)
         SELECT count(*) FILTER (WHERE {{retries}} >= {{max_retries}} OR {{backing_off}}
                                    OR (m.xmax <> '0'::xid AND m.xmax = ANY ($1))),
                count(*)
         FROM walked JOIN {{table}} m ON m.ctid = walked.tid$q$,
-        inbox.vocabulary(c) || jsonb_build_object(
-            'heads', inbox.aggregate_heads_sql(inbox.inbox_table(c), o.aggregate_column, o.sequence_column)))
+        inbox.vocabulary(c) || jsonb_build_object('heads', inbox.operator_heads_sql(c, o, '$3', '$4')))
         INTO n, v_walked
-        USING inbox.running_xids(), p_scan;
+        USING inbox.running_xids(), p_scan, nullif(v_floors[10], '')::bigint, v_floors[8]::bigint;
     exact := v_walked < p_scan;
 END;
 $$;
@@ -970,6 +990,10 @@ BEGIN
         inbox.dead_selection_sql(c, p_event_ids IS NOT NULL, p_error IS NOT NULL))
         USING p_event_ids, p_event_type, p_error;
     GET DIAGNOSTICS v_count = ROW_COUNT;
+    IF v_count > 0 THEN
+        -- The messages they held back may now be claimed, below the claim floors that passed them.
+        PERFORM inbox.reset_ordered_claim_floors(c);
+    END IF;
     PERFORM inbox.log_operator_action('mark_processed', p_inbox,
         jsonb_strip_nulls(jsonb_build_object('event_ids', p_event_ids, 'event_type', p_event_type, 'error_group', p_error)),
         v_count);

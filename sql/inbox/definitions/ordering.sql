@@ -37,6 +37,9 @@ BEGIN
     IF c.managed THEN
         -- rebuild_inbox_objects creates it again on the new columns.
         PERFORM inbox.drop_ordering_index(c);
+        -- The claim floors may have passed messages a dead letter held back in the old order
+        -- (inbox.advance_floors).
+        PERFORM inbox.reset_claim_floors();
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
     PERFORM inbox.log_operator_action('enable_ordering', p_inbox, jsonb_build_object(
@@ -74,6 +77,8 @@ BEGIN
     DELETE FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
     IF c.managed THEN
         PERFORM inbox.drop_ordering_index(c);
+        -- The claim floors may have passed messages a dead letter held back (inbox.advance_floors).
+        PERFORM inbox.reset_claim_floors();
     END IF;
     PERFORM inbox.rebuild_inbox_objects(p_inbox);
     PERFORM inbox.log_operator_action('disable_ordering', p_inbox, '{}', NULL);
@@ -264,14 +269,23 @@ AS $$
 $$;
 
 -- The SQL of a CTE "heads(agg, tid)": the head (earliest unprocessed message by sequence, then
--- arrival) of every aggregate, found by a loose index scan over <name>_ordering_idx, one descent
--- per aggregate. The ordered claim and count_waiting both use it, so "head" means one thing.
-CREATE OR REPLACE FUNCTION inbox.aggregate_heads_sql(p_table text, p_aggregate_column text, p_sequence_column text)
+-- arrival) of every aggregate, in aggregate order, found by a loose index scan over
+-- <name>_ordering_idx, one descent per aggregate. The ordered claim, count_waiting and the blocked
+-- aggregates of health all use it, so "head" means one thing.
+-- With p_floor and p_dead (as for earlier_unprocessed_sql) and the sequence seq, each descent
+-- starts at the order floor within the aggregate: the entries below it, which while the xmin
+-- horizon is held are the aggregate's messages processed since, are passed inside the index (a
+-- key comparison each, no heap visit). Below the floor only dead letters wait, found through
+-- <name>_ordering_dead_idx when the inbox has any (one look per statement): each step takes the
+-- lower of the next aggregate at or above the floor and the next one with a dead letter below it,
+-- and a dead letter below the floor is its aggregate's head. One CTE "heads_walk" comes before it.
+CREATE OR REPLACE FUNCTION inbox.aggregate_heads_sql(p_table text, p_aggregate_column text, p_sequence_column text,
+    p_floor text DEFAULT NULL, p_dead text DEFAULT NULL)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT inbox.sql_template($q$heads AS (
+    SELECT inbox.sql_template(CASE WHEN p_sequence_column <> 'seq' OR p_floor IS NULL THEN $q$heads AS (
         (SELECT h.{{aggregate_column}} AS agg, h.ctid AS tid FROM {{table}} h
          WHERE h.processed_at IS NULL AND h.{{aggregate_column}} IS NOT NULL
          ORDER BY h.{{aggregate_column}}, h.{{sequence_column}}, h.seq LIMIT 1)
@@ -279,7 +293,27 @@ AS $$
         SELECT n.agg, n.tid FROM heads p CROSS JOIN LATERAL (
             SELECT h.{{aggregate_column}} AS agg, h.ctid AS tid FROM {{table}} h
             WHERE h.processed_at IS NULL AND h.{{aggregate_column}} > p.agg
-            ORDER BY h.{{aggregate_column}}, h.{{sequence_column}}, h.seq LIMIT 1) n)$q$,
-        jsonb_build_object('table', p_table, 'aggregate_column', quote_ident(p_aggregate_column),
-            'sequence_column', quote_ident(p_sequence_column)))
+            ORDER BY h.{{aggregate_column}}, h.{{sequence_column}}, h.seq LIMIT 1) n)$q$
+    ELSE replace(replace($q$heads_walk AS (
+        SELECT s.agg, s.tid FROM ({{step_first}}) s
+        UNION ALL
+        SELECT s.agg, s.tid FROM heads_walk p CROSS JOIN LATERAL ({{step_next}}) s WHERE p.agg IS NOT NULL),
+    heads AS (SELECT w.agg, w.tid FROM heads_walk w WHERE w.agg IS NOT NULL)$q$,
+        '{{step_first}}', replace(x.step, '{{after}}', 'IS NOT NULL')), '{{step_next}}', replace(x.step, '{{after}}', '> p.agg'))
+    END, jsonb_build_object('table', p_table, 'aggregate_column', quote_ident(p_aggregate_column),
+            'sequence_column', quote_ident(p_sequence_column), 'floor', p_floor, 'dead', p_dead))
+    -- One step of the walk with a floor: the next aggregate ({{after}} the previous one) at or
+    -- above the floor, and the next one with a dead letter below it; the lower one, and its head.
+    FROM (SELECT $s$SELECT CASE WHEN d.agg <= a.agg OR a.agg IS NULL THEN d.agg ELSE a.agg END AS agg,
+                   CASE WHEN d.agg <= a.agg OR a.agg IS NULL THEN d.tid ELSE a.tid END AS tid
+            FROM (SELECT 1) one
+            LEFT JOIN LATERAL (SELECT h.{{aggregate_column}} AS agg, h.ctid AS tid FROM {{table}} h
+                WHERE h.processed_at IS NULL AND h.{{aggregate_column}} {{after}}
+                  AND h.seq >= coalesce({{floor}}, '-9223372036854775808'::bigint)
+                ORDER BY h.{{aggregate_column}}, h.seq LIMIT 1) a ON true
+            LEFT JOIN LATERAL (SELECT d.{{aggregate_column}} AS agg, d.ctid AS tid FROM {{table}} d
+                WHERE (SELECT EXISTS (SELECT 1 FROM {{table}} d WHERE {{dead}}))
+                  AND {{dead}} AND d.{{aggregate_column}} {{after}}
+                  AND d.seq < coalesce({{floor}}, '-9223372036854775808'::bigint)
+                ORDER BY d.{{aggregate_column}}, d.seq LIMIT 1) d ON true$s$ AS step) x
 $$;

@@ -162,7 +162,8 @@ BEGIN
         'blocked', inbox.earlier_unprocessed_sql(v_table, o.aggregate_column, o.sequence_column,
                                                  v ->> 'aggregate', v ->> 'sequence', 'm.seq',
                                                  inbox.order_floor_sql('$8', '$9'), inbox.vocabulary(c, 'd') ->> 'dead'),
-        'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column),
+        'heads', inbox.aggregate_heads_sql(v_table, o.aggregate_column, o.sequence_column,
+                                           inbox.order_floor_sql('$3', '$4'), inbox.vocabulary(c, 'd') ->> 'dead'),
         -- By TID: not a predicate that lets the planner scan a partial index instead (see claim_<name>).
         'still_waiting', inbox.sql_template('{{still_claimable}}
               AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', v));
@@ -187,7 +188,7 @@ BEGIN
                     SELECT 1 FROM {{table}} m WHERE {{aggregate}} IS NULL AND {{waiting}}) x
                 LIMIT $1) s$q$, v)
         INTO v_count
-        USING p_limit, v_mask;
+        USING p_limit, v_mask, nullif(v_floors[10], '')::bigint, v_floors[8]::bigint;
     RETURN v_count;
 END;
 $$;
@@ -273,7 +274,8 @@ END;
 $$;
 
 -- Pending depth and the age of the oldest pending message (gauges; both served by the claim
--- index: an index-only count, and the earliest-arrived pending message from oldest_pending_sql).
+-- index from the operator floors: inbox.capped_waiting_count without a cap, and the
+-- earliest-arrived pending message from oldest_pending_sql).
 CREATE OR REPLACE FUNCTION inbox.pending_gauges(p_inbox text, OUT depth bigint, OUT oldest_age_seconds double precision)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -283,7 +285,10 @@ DECLARE
     v jsonb := inbox.vocabulary(c, p_settings => false);
     v_oldest timestamptz;
 BEGIN
-    EXECUTE inbox.sql_template('SELECT count(*) FROM {{table}} m WHERE {{pending}}', v) INTO depth;
+    -- Every waiting message (no cap), each priority level of a managed inbox from its floor, as
+    -- health counts: not from the front of the claim index, where a held xmin horizon keeps the
+    -- entries of every message claimed since.
+    SELECT x.n INTO depth FROM inbox.capped_waiting_count(c, NULL, 9223372036854775807) x;
     IF c.received_at_column IS NOT NULL THEN
         EXECUTE inbox.oldest_pending_sql(c, v ->> 'received_at') INTO v_oldest;
     END IF;

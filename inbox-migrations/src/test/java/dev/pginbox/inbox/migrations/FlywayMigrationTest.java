@@ -29,6 +29,7 @@ class FlywayMigrationTest {
           "inbox drop functions replaced since 0 1 0",
           "inbox failure history",
           "inbox dead letters by aggregate",
+          "inbox heads from the order floor",
           "000 inbox sql api");
 
   private static Flyway inboxFlyway(DataSource dataSource) {

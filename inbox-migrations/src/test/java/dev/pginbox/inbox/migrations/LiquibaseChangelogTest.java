@@ -26,7 +26,13 @@ import org.junit.jupiter.api.Test;
 class LiquibaseChangelogTest {
 
   private static final List<String> CHANGESETS =
-      List.of("inbox-step-1", "inbox-step-2", "inbox-step-3", "inbox-step-4", "inbox-sql-api");
+      List.of(
+          "inbox-step-1",
+          "inbox-step-2",
+          "inbox-step-3",
+          "inbox-step-4",
+          "inbox-step-5",
+          "inbox-sql-api");
 
   @SuppressWarnings("deprecation") // Liquibase's facade; the command API needs far more wiring
   private static void update(TestDatabase db) throws Exception {

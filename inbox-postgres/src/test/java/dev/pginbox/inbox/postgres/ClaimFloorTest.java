@@ -42,11 +42,8 @@ class ClaimFloorTest extends InboxTestSupport {
       throws Exception {
     PostgresInbox inbox = manager.createInbox("floor_held");
     send(inbox, "m", 12_000);
-    try (Connection holder = database.connect();
+    try (Connection holder = holdHorizon("report");
         Claimer claimer = new Claimer(database, "floor_held")) {
-      holder.setAutoCommit(false);
-      holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
       // No sweep (a walk from the front, by design) during the claim measured below.
       claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
       for (int i = 0; i < 100; i++) {
@@ -69,11 +66,8 @@ class ClaimFloorTest extends InboxTestSupport {
     send(inbox, "m", 12_000);
     String mine =
         "SELECT count(*) FROM inbox.claim_floor_masks(100, inbox.inbox_partition_buckets(0, 2))";
-    try (Connection holder = database.connect();
+    try (Connection holder = holdHorizon("report");
         Claimer claimer = new Claimer(database, "floor_masks")) {
-      holder.setAutoCommit(false);
-      holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
       claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
       // As a worker spread over the buckets claims: its own, now and then the whole inbox.
       for (int i = 0; i < 50; i++) {
@@ -98,12 +92,9 @@ class ClaimFloorTest extends InboxTestSupport {
             + " CREATE ROLE floor_health_reader; END IF; END $$");
     sql("SELECT inbox.grant_inbox('floor_health', 'floor_health_reader', 'reader')");
     String health = "SELECT inbox.inbox_health('floor_health')";
-    try (Connection holder = database.connect();
+    try (Connection holder = holdHorizon("report");
         Claimer claimer = new Claimer(database, "floor_health");
         Claimer operator = new Claimer(database, "floor_health")) {
-      holder.setAutoCommit(false);
-      holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
       claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
       operator.execute("SET inbox.claim_floor_sweep_seconds = 3600");
       for (int i = 0; i < 100; i++) {
@@ -117,6 +108,10 @@ class ClaimFloorTest extends InboxTestSupport {
       // process: from the front of the claim index each read the 10,000 claimed entries.
       assertThat(claimIndexEntriesRead(operator, "floor_health", health)).isBetween(500L, 3_000L);
       assertThat(scalar(operator, health + " ->> 'pending_count'")).isEqualTo("500");
+      // The workers' pending gauges count the same way.
+      String gauges = "SELECT depth FROM inbox.pending_gauges('floor_health')";
+      assertThat(claimIndexEntriesRead(operator, "floor_health", gauges)).isBetween(500L, 3_000L);
+      assertThat(scalar(operator, gauges)).isEqualTo("500");
       // Health in the claimer's session keeps the claimer's floors where they were.
       claimer.execute(health);
       assertThat(claimIndexEntriesReadByOneClaim(claimer, "floor_health", 100))
@@ -140,11 +135,8 @@ class ClaimFloorTest extends InboxTestSupport {
     PostgresInbox inbox = manager.createInbox("floor_ordered");
     manager.enableOrdering("floor_ordered", "aggregate_id", "received_at");
     send(inbox, "m", 12_000);
-    try (Connection holder = database.connect();
+    try (Connection holder = holdHorizon("report");
         Claimer claimer = new Claimer(database, "floor_ordered")) {
-      holder.setAutoCommit(false);
-      holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
       claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
       for (int i = 0; i < 100; i++) {
         assertThat(claimer.claim(100)).hasSize(100);

@@ -83,7 +83,7 @@ class ClaimPlanTest extends InboxTestSupport {
   void the_head_test_reads_the_ordering_index_backwards_from_the_candidate() throws Exception {
     String name = "plan_head_test";
     PostgresInbox inbox = manager.createInbox(name);
-    manager.enableOrdering(name);
+    manager.enableOrdering(name, "aggregate_id", "received_at");
     inbox.sendAll(
         IntStream.range(0, 2_000)
             .mapToObj(i -> NewMessage.of("m" + i, "t", "a" + (i % 100), null))

@@ -161,7 +161,7 @@ class HealthAndRetentionTest extends InboxTestSupport {
     JsonNode json = new ObjectMapper().readTree(inbox.status().json());
     assertThat(json.at("/configuration/max_retries").asInt()).isEqualTo(2);
     assertThat(json.at("/configuration/degraded_pending").asLong()).isEqualTo(5);
-    assertThat(json.at("/ordering/sequence_column").asText()).isEqualTo("received_at");
+    assertThat(json.at("/ordering/sequence_column").asText()).isEqualTo("seq");
     assertThat(json.get("priority").isNull()).isTrue();
     // counted per message (its last error), most frequent first
     assertThat(json.at("/errors/0/error").asText()).isEqualTo("timeout");

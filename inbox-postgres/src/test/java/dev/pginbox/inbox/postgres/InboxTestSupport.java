@@ -2,6 +2,8 @@ package dev.pginbox.inbox.postgres;
 
 import dev.pginbox.inbox.testing.postgres.TestDatabase;
 import dev.pginbox.inbox.testing.postgres.TestPostgres;
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLWarning;
 import java.sql.Statement;
@@ -36,6 +38,24 @@ abstract class InboxTestSupport {
 
   static List<String> strings(String query, Object... args) {
     return jdbi.withHandle(h -> h.select(query, args).mapTo(String.class).list());
+  }
+
+  /**
+   * A REPEATABLE READ transaction that has taken its snapshot, what a report or pg_dump is: while
+   * it stays open, vacuum removes nothing that died after it. Close the connection to end it.
+   */
+  static Connection holdHorizon(String application) throws SQLException {
+    Connection c = database.connect();
+    try (Statement s = c.createStatement()) {
+      s.execute("SET application_name = '" + application + "'");
+    }
+    c.setAutoCommit(false);
+    c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_class")) {
+      rs.next();
+    }
+    return c;
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.pginbox.inbox.InboxOptions;
 import dev.pginbox.inbox.NewMessage;
 import java.sql.Connection;
+import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -58,11 +59,8 @@ class OrderFloorTest extends InboxTestSupport {
     String name = "order_floor_held";
     PostgresInbox inbox = orderedInbox(name, 3);
     send(inbox, "m", 12_000, 100);
-    try (Connection holder = database.connect();
+    try (Connection holder = holdHorizon("report");
         Claimer claimer = new Claimer(database, name)) {
-      holder.setAutoCommit(false);
-      holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-      holder.createStatement().executeQuery("SELECT count(*) FROM pg_class").close();
       claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
       for (int i = 0; i < 100; i++) {
         assertThat(claimer.claim(100)).hasSize(100);
@@ -81,6 +79,95 @@ class OrderFloorTest extends InboxTestSupport {
     }
     assertThat(count("SELECT count(*) FROM inbox." + name + " WHERE processed_at IS NULL"))
         .isEqualTo(1_900);
+  }
+
+  @Test
+  void while_the_horizon_is_held_health_finds_the_heads_without_reading_processed_messages()
+      throws Exception {
+    String name = "order_floor_health";
+    PostgresInbox inbox = orderedInbox(name, 1);
+    String index = name + "_ordering_idx";
+    try (Claimer claimer = new Claimer(database, name)) {
+      deadLetterFarBelowTheFloors(inbox, name, claimer);
+    }
+    send(inbox, "m", 12_000, 100);
+    try (Connection holder = holdHorizon("report");
+        Claimer claimer = new Claimer(database, name);
+        Claimer operator = new Claimer(database, name)) {
+      claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
+      operator.execute("SET inbox.claim_floor_sweep_seconds = 3600");
+      for (int i = 0; i < 100; i++) {
+        assertThat(claimer.claim(100)).hasSize(100);
+      }
+      // The operator's first call walks from the front and moves its floors.
+      operator.execute("SELECT inbox.inbox_health('" + name + "')");
+      Thread.sleep(50);
+      // 101 aggregates with heads, each with 100 messages processed behind the held horizon: a
+      // walk that looked at them read about 10,000 entries of the ordering index.
+
+      for (String call :
+          List.of(
+              "SELECT inbox.inbox_health('" + name + "')",
+              "SELECT count(*) FROM inbox.inbox_blocked_aggregates('" + name + "')",
+              "SELECT inbox.count_blocked_aggregates('" + name + "')")) {
+        assertThat(operator.indexEntriesRead(index, call)).as(call).isLessThan(1_000L);
+      }
+      // The dead letter far below the floors still blocks its aggregate.
+      assertThat(
+              operator.scalar(
+                  "SELECT string_agg(aggregate_id || ' ' || reason || ' ' || event_id, ',')"
+                      + " FROM inbox.inbox_blocked_aggregates('"
+                      + name
+                      + "')"))
+          .isEqualTo("agg-a dead_letter a0");
+      assertThat(operator.scalar("SELECT n FROM inbox.count_blocked_aggregates('" + name + "')"))
+          .isEqualTo("1");
+      assertThat(operator.scalar("SELECT inbox.stalled_aggregates('" + name + "')::text"))
+          .isEqualTo("{agg-a}");
+      holder.rollback();
+    }
+  }
+
+  @Test
+  void messages_a_dead_letter_holds_back_do_not_hold_the_claim_floors_back() throws Exception {
+    String name = "order_floor_blocked";
+    PostgresInbox inbox = orderedInbox(name, 1);
+    try (Claimer claimer = new Claimer(database, name)) {
+      deadLetterFarBelowTheFloors(inbox, name, claimer);
+    }
+    send(inbox, "m", 12_000, 100);
+    try (Connection holder = holdHorizon("report");
+        Claimer claimer = new Claimer(database, name)) {
+      claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
+      for (int i = 0; i < 100; i++) {
+        assertThat(claimer.claim(100)).hasSize(100).doesNotContain("a1");
+      }
+      // a1 waits behind the dead letter a0: a floor that stopped at it read, on every claim, the
+      // 10,000 messages claimed since from both indexes.
+      String claim = "SELECT count(*) FROM inbox.claim_" + name + "(100)";
+      assertThat(claimer.indexEntriesRead(name + "_claim_idx", claim)).isLessThan(1_000L);
+      assertThat(claimer.indexEntriesRead(name + "_ordering_idx", claim)).isLessThan(1_000L);
+      // Once the dead letter is discarded, a1 is its aggregate's head, below floors that passed it:
+      // the next claim takes it, not the session's next sweep.
+      sql("SELECT inbox.discard_dead_letters('" + name + "', ARRAY['a0'])");
+      assertThat(claimer.claim(200)).contains("a1");
+      // So when retention deletes the dead letter.
+      while (!claimer.claim(200).isEmpty()) {
+        // drained
+      }
+      inbox.send(NewMessage.of("b0", "t", "agg-b", null));
+      claimer.execute("BEGIN");
+      assertThat(claimer.claim(200)).containsExactly("b0");
+      claimer.execute("SELECT inbox.mark_failed('" + name + "', 'b0', 'boom', interval '0')");
+      claimer.execute("COMMIT");
+      inbox.send(NewMessage.of("b1", "t", "agg-b", null));
+      send(inbox, "n", 100, 100);
+      assertThat(claimer.claim(200)).hasSize(100).doesNotContain("b1");
+      sql("SELECT inbox.alter_inbox('" + name + "', p_dlq_retention_hours => 0)");
+      sql("SELECT inbox.purge_inbox('" + name + "')");
+      assertThat(claimer.claim(200)).containsExactly("b1");
+      holder.rollback();
+    }
   }
 
   @Test

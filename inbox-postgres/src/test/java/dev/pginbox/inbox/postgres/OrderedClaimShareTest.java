@@ -45,7 +45,7 @@ class OrderedClaimShareTest extends InboxTestSupport {
   /** Ten aggregates of forty messages each, sent round-robin: every window is mostly followers. */
   private static PostgresInbox tenAggregates(String name) {
     PostgresInbox inbox = manager.createInbox(name);
-    manager.enableOrdering(name);
+    manager.enableOrdering(name, "aggregate_id", "received_at");
     inbox.sendAll(
         IntStream.range(0, 400)
             .mapToObj(i -> NewMessage.of(String.format("m%03d", i), "t", "a" + (i % 10), null))

@@ -70,7 +70,7 @@ class OrderingGapsTest extends InboxTestSupport {
   void timestamp_sequence_reports_messages_older_than_a_processed_one_and_dead_heads() {
     PostgresInbox inbox =
         manager.createInbox("ts_gaps", InboxOptions.builder().maxRetries(1).build());
-    manager.enableOrdering("ts_gaps"); // received_at
+    manager.enableOrdering("ts_gaps", "aggregate_id", "received_at");
     sql(
         "INSERT INTO inbox.ts_gaps (event_id, event_type, aggregate_id, received_at, processed_at) VALUES"
             + " ('a-new', 't', 'A', '2026-01-01 10:05+00', now()),"

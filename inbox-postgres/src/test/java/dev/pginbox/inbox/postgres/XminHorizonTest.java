@@ -26,21 +26,6 @@ class XminHorizonTest extends InboxTestSupport {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** A REPEATABLE READ transaction that has taken its snapshot: what a report or pg_dump is. */
-  private static Connection holdHorizon(String application) throws SQLException {
-    Connection c = database.connect();
-    try (Statement s = c.createStatement()) {
-      s.execute("SET application_name = '" + application + "'");
-    }
-    c.setAutoCommit(false);
-    c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_class")) {
-      rs.next();
-    }
-    return c;
-  }
-
   private static int pid(Connection c) throws SQLException {
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
