@@ -28,8 +28,8 @@
 #   RATE=1000 CONSUMERS=2 BATCH=100 CLEAN=60 HOLD=180 AFTER=60 (seconds) AUTOVACUUM_NAPTIME=1s
 #   MODE=plain|ordered  ordered: inbox.enable_inbox_ordering('held') after create_inbox; the
 #                       messages are spread over 1,000 aggregate ids 'agg-' || (n % 1000) either way
-#   SEQUENCE=received_at|seq  an ordered inbox's sequence column (enable_inbox_ordering's default,
-#                       received_at; seq as the mailroom's)
+#   SEQUENCE=seq|received_at  an ordered inbox's sequence column (seq: arrival, enable_inbox_ordering's
+#                       default for a managed inbox)
 #   CLAIM_RATE=200      the consumers' pace when claims are fast (pgbench -R, claims/s over all
 #                       consumers, with -L 5 ms; 0: unthrottled; see below)
 #   BENCH_PG_PORT=25441 BENCH_PG_DATA=/tmp/inbox-bench-heldxmin (pg15-cluster.sh)
@@ -68,7 +68,7 @@ HOLD=${HOLD:-180}
 AFTER=${AFTER:-60}
 AUTOVACUUM_NAPTIME=${AUTOVACUUM_NAPTIME:-1s}
 MODE=${MODE:-plain}
-SEQUENCE=${SEQUENCE:-received_at}
+SEQUENCE=${SEQUENCE:-seq}
 CLAIM_RATE=${CLAIM_RATE:-200}
 case "$MODE" in plain | ordered) ;; *) echo "MODE must be plain or ordered, got $MODE" >&2; exit 2 ;; esac
 case "$SEQUENCE" in received_at | seq) ;; *) echo "SEQUENCE must be received_at or seq, got $SEQUENCE" >&2; exit 2 ;; esac

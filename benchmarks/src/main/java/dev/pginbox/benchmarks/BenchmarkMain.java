@@ -23,6 +23,8 @@ import java.util.List;
  * rebalance: how long a joining worker takes to hold its share of automatic partitions (not in the default set)
  * held-xmin: the Java workers consuming a steady flow while a REPEATABLE READ transaction holds the xmin
  *   horizon (HeldXminScenario: held.rate, held.workers, held.clean/hold/after; not in the default set)
+ * soak: an hour of steady flow with retention on (SoakScenario: soak.rate, soak.workers, soak.duration,
+ *   soak.window, soak.retention; not in the default set)
  * </pre>
  */
 public final class BenchmarkMain {
@@ -107,6 +109,7 @@ public final class BenchmarkMain {
       case "rebalance" -> RebalanceScenario.run(report, runs);
       case "e2e" -> EndToEndScenario.run(report, scale);
       case "held-xmin" -> HeldXminScenario.run(report, scale);
+      case "soak" -> SoakScenario.run(report, scale);
       case "mailroom", "memory" -> MailroomScenario.run(report, runs, scale, mailroomJar, collectorFlags);
       case "footprint" -> FootprintScenario.run(report, runs, scale, mailroomDist);
       case "delivery" -> DeliveryScenario.run(report, runs, scale, mailroomJar, collectorFlags, true);

@@ -1,10 +1,16 @@
 package dev.pginbox.benchmarks;
 
+import dev.pginbox.inbox.BatchResult;
+import dev.pginbox.inbox.InboxMessage;
+import dev.pginbox.inbox.InboxWorker;
+import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.PostgresInbox;
+import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The load and the observation of {@link HeldXminScenario}: its producer, its sampler, its phases.
+ * The load and the observation of {@link HeldXminScenario} and {@link SoakScenario}: the producer,
+ * the workers, the sampler, the phases and their report rows.
  */
 final class HeldXminLoad {
 
@@ -56,6 +63,108 @@ final class HeldXminLoad {
         produced.set(tick + 1);
       }
     }
+  }
+
+  /**
+   * Starts {@code count} workers with default options; each records, for message n of {@code
+   * prefix}, when its handler started (System.nanoTime) in {@code startedAt}.
+   */
+  static List<InboxWorker> startWorkers(
+      BenchDatabase db, String name, int count, String prefix, AtomicLongArray startedAt) {
+    List<InboxWorker> workers = new ArrayList<>();
+    for (int w = 0; w < count; w++) {
+      InboxWorker worker =
+          PostgresInboxWorker.builder(db.database.dataSource(), WorkerOptions.builder(name).build())
+              .workerId(name + "-" + w)
+              .batchHandler(
+                  (batch, tx) -> {
+                    long now = System.nanoTime();
+                    for (InboxMessage m : batch) {
+                      String id = m.eventId();
+                      if (id.startsWith(prefix)) {
+                        startedAt.compareAndSet(
+                            Integer.parseInt(id, prefix.length(), id.length(), 10), 0, now);
+                      }
+                    }
+                    return BatchResult.allProcessed();
+                  })
+              .build();
+      worker.start();
+      workers.add(worker);
+    }
+    return workers;
+  }
+
+  /** Waits at most {@code seconds} for the handlers of messages 0..n-1 to have started. */
+  static void awaitHandled(AtomicLongArray startedAt, int n, long seconds)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    int next = 0;
+    while (System.nanoTime() < deadline) {
+      while (next < n && startedAt.get(next) != 0) {
+        next++;
+      }
+      if (next == n) {
+        return;
+      }
+      Thread.sleep(10);
+    }
+  }
+
+  /**
+   * One report row for {@code phase}: the messages committed and handled in it per second, the
+   * largest backlog sampled, the latency (commit to handler start) of those committed in it, the
+   * dead tuples and size of the last sample. Returns how many committed in it were never handled.
+   */
+  static long reportPhase(
+      Report report,
+      String label,
+      Phase phase,
+      AtomicLongArray committedAt,
+      AtomicLongArray startedAt,
+      int n,
+      List<Sample> samples) {
+    long committedIn = 0;
+    long handledIn = 0;
+    long unhandled = 0;
+    LatencyRecorder latency = new LatencyRecorder();
+    for (int i = 0; i < n; i++) {
+      long committed = committedAt.get(i);
+      long started = startedAt.get(i);
+      if (started != 0 && phase.contains(started)) {
+        handledIn++;
+      }
+      if (phase.contains(committed)) {
+        committedIn++;
+        if (started == 0) {
+          unhandled++;
+        } else {
+          // A handler may start before the producer has read its own commit: 0.
+          latency.recordNanos(started - committed);
+        }
+      }
+    }
+    long maxBacklog = 0;
+    Sample last = null;
+    for (Sample s : samples) {
+      if (phase.contains(s.nanos())) {
+        maxBacklog = Math.max(maxBacklog, s.backlog());
+        last = s;
+      }
+    }
+    report.row(
+        label,
+        phase.name(),
+        String.format(Locale.ROOT, "%,.0f", committedIn / phase.seconds()),
+        String.format(Locale.ROOT, "%,.0f", handledIn / phase.seconds()),
+        String.format(Locale.ROOT, "%,d", maxBacklog),
+        ms(latency.percentileMillis(50)),
+        ms(latency.percentileMillis(99)),
+        ms(latency.maxMillis())
+            + (unhandled > 0 ? String.format(" (%,d never handled)", unhandled) : ""),
+        last == null ? "-" : String.format(Locale.ROOT, "%,d", last.deadTuples()),
+        last == null ? "-" : String.format(Locale.ROOT, "%.1f", last.bytes() / (1024.0 * 1024.0)));
+    return unhandled;
   }
 
   /**

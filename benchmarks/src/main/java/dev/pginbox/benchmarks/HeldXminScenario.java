@@ -1,19 +1,17 @@
 package dev.pginbox.benchmarks;
 
-import static dev.pginbox.benchmarks.HeldXminLoad.ms;
+import static dev.pginbox.benchmarks.HeldXminLoad.awaitHandled;
 import static dev.pginbox.benchmarks.HeldXminLoad.produce;
+import static dev.pginbox.benchmarks.HeldXminLoad.reportPhase;
 import static dev.pginbox.benchmarks.HeldXminLoad.sleepUntil;
 import static dev.pginbox.benchmarks.HeldXminLoad.startSampler;
+import static dev.pginbox.benchmarks.HeldXminLoad.startWorkers;
 
 import dev.pginbox.benchmarks.HeldXminLoad.Phase;
 import dev.pginbox.benchmarks.HeldXminLoad.Sample;
-import dev.pginbox.inbox.BatchResult;
-import dev.pginbox.inbox.InboxMessage;
 import dev.pginbox.inbox.InboxWorker;
-import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.PostgresInbox;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
-import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -55,8 +53,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Parameters (system properties, defaults in brackets; durations in seconds, multiplied by
  * {@code --scale} and no shorter than 10 / 30 / 10 s): {@code held.rate} [1000] messages/s, {@code
  * held.workers} [2], {@code held.clean} [60], {@code held.hold} [180], {@code held.after} [60],
- * {@code held.inboxes} [plain,ordered] (which of the two to run), {@code held.sequence}
- * [received_at] (the ordered inbox's sequence column: received_at or seq).
+ * {@code held.inboxes} [plain,ordered] (which of the two to run), {@code held.sequence} [seq] (the
+ * ordered inbox's sequence column: received_at or seq).
  */
 final class HeldXminScenario {
 
@@ -85,13 +83,13 @@ final class HeldXminScenario {
             clean,
             hold,
             after,
-            System.getProperty("held.sequence", "received_at")),
+            System.getProperty("held.sequence", "seq")),
         "| inbox | phase | produced msg/s | handled msg/s | max backlog | latency p50 | p99 | max "
             + "| dead tuples at end | size at end (MiB) |");
     BenchDatabase db = BenchDatabase.create("held_xmin");
     PostgresInboxManager manager = PostgresInboxManager.create(db.dataSource);
     List<String> inboxes = List.of(System.getProperty("held.inboxes", "plain,ordered").split(","));
-    String sequence = System.getProperty("held.sequence", "received_at");
+    String sequence = System.getProperty("held.sequence", "seq");
     for (boolean ordered : new boolean[] {false, true}) {
       if (!inboxes.contains(ordered ? "ordered" : "plain")) {
         continue;
@@ -138,27 +136,7 @@ final class HeldXminScenario {
     Thread sampler = null;
     Connection holder = null;
     try {
-      for (int w = 0; w < workerCount; w++) {
-        InboxWorker worker =
-            PostgresInboxWorker.builder(
-                    db.database.dataSource(), WorkerOptions.builder(name).build())
-                .workerId(name + "-" + w)
-                .batchHandler(
-                    (batch, tx) -> {
-                      long now = System.nanoTime();
-                      for (InboxMessage m : batch) {
-                        String id = m.eventId();
-                        if (id.startsWith(prefix)) {
-                          startedAt.compareAndSet(
-                              Integer.parseInt(id, prefix.length(), id.length(), 10), 0, now);
-                        }
-                      }
-                      return BatchResult.allProcessed();
-                    })
-                .build();
-        worker.start();
-        workers.add(worker);
-      }
+      workers.addAll(startWorkers(db, name, workerCount, prefix, startedAt));
       // One second of warm-up, not recorded (also lets the workers of an ordered inbox meet).
       produce(inbox, "w-", rate, null, new AtomicLong(), 0, () -> false, rate);
 
@@ -200,19 +178,8 @@ final class HeldXminScenario {
       if (producerFailure.get() != null) {
         throw new IllegalStateException("producer failed", producerFailure.get());
       }
-      // Bounded wait for the workers to handle what was produced.
       int n = (int) produced.get();
-      long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DRAIN_SECONDS);
-      int next = 0;
-      while (System.nanoTime() < drainDeadline) {
-        while (next < n && startedAt.get(next) != 0) {
-          next++;
-        }
-        if (next == n) {
-          break;
-        }
-        Thread.sleep(10);
-      }
+      awaitHandled(startedAt, n, DRAIN_SECONDS);
       stopSampler.set(true);
       sampler.join(5_000);
 
@@ -224,51 +191,18 @@ final class HeldXminScenario {
               new Phase("after", heldTo, end));
       long unhandledTotal = 0;
       for (Phase phase : phases) {
-        long committedIn = 0;
-        long handledIn = 0;
-        long unhandled = 0;
-        LatencyRecorder latency = new LatencyRecorder();
-        for (int i = 0; i < n; i++) {
-          long committed = committedAt.get(i);
-          long started = startedAt.get(i);
-          if (started != 0 && phase.contains(started)) {
-            handledIn++;
-          }
-          if (phase.contains(committed)) {
-            committedIn++;
-            if (started == 0) {
-              unhandled++;
-            } else {
-              // A handler may start before the producer has read its own commit: 0.
-              latency.recordNanos(started - committed);
-            }
-          }
-        }
+        long unhandled =
+            reportPhase(
+                report,
+                name.substring("held_".length()),
+                phase,
+                committedAt,
+                startedAt,
+                n,
+                samples);
         if (!phase.name().equals("held, last third")) {
           unhandledTotal += unhandled;
         }
-        long maxBacklog = 0;
-        Sample last = null;
-        for (Sample s : samples) {
-          if (phase.contains(s.nanos())) {
-            maxBacklog = Math.max(maxBacklog, s.backlog());
-            last = s;
-          }
-        }
-        report.row(
-            name.substring("held_".length()),
-            phase.name(),
-            String.format(Locale.ROOT, "%,.0f", committedIn / phase.seconds()),
-            String.format(Locale.ROOT, "%,.0f", handledIn / phase.seconds()),
-            String.format(Locale.ROOT, "%,d", maxBacklog),
-            ms(latency.percentileMillis(50)),
-            ms(latency.percentileMillis(99)),
-            ms(latency.maxMillis())
-                + (unhandled > 0 ? String.format(" (%,d never handled)", unhandled) : ""),
-            last == null ? "-" : String.format(Locale.ROOT, "%,d", last.deadTuples()),
-            last == null
-                ? "-"
-                : String.format(Locale.ROOT, "%.1f", last.bytes() / (1024.0 * 1024.0)));
       }
       if (unhandledTotal > 0) {
         report.line(
