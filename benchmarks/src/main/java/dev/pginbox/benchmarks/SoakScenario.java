@@ -120,11 +120,17 @@ final class SoakScenario {
       for (long from = t0; from < end; from += TimeUnit.SECONDS.toNanos(window)) {
         long to = Math.min(end, from + TimeUnit.SECONDS.toNanos(window));
         String label =
-            String.format(
-                Locale.ROOT,
-                "%d-%d min",
-                TimeUnit.NANOSECONDS.toMinutes(from - t0),
-                TimeUnit.NANOSECONDS.toMinutes(to - t0));
+            window % 60 == 0
+                ? String.format(
+                    Locale.ROOT,
+                    "%d-%d min",
+                    TimeUnit.NANOSECONDS.toMinutes(from - t0),
+                    TimeUnit.NANOSECONDS.toMinutes(to - t0))
+                : String.format(
+                    Locale.ROOT,
+                    "%d-%d s",
+                    TimeUnit.NANOSECONDS.toSeconds(from - t0),
+                    TimeUnit.NANOSECONDS.toSeconds(to - t0));
         unhandled +=
             reportPhase(
                 report, name, new Phase(label, from, to), committedAt, startedAt, n, samples);
