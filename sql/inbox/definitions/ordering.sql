@@ -213,10 +213,10 @@ $$;
 -- read one entry, the backward form costs a claim 1.4-3.4 % more, so seq keeps the EXISTS
 -- (docs/performance.md, "Ordered claim"). seq is never NULL, so IS NOT NULL means "found"; a NULL
 -- sequence value compares as in the EXISTS (never earlier).
--- With p_floor (SQL of a seq below which no unprocessed message waits but dead letters, NULL at
--- run time for none: inbox.order_floor_sql) and the sequence seq, the probe's range starts at the
--- floor: it passes over the aggregate's entries below it, which while the xmin horizon is held are
--- its messages processed since, a heap visit each. The dead letters below the floor are found
+-- With p_floor (SQL of a seq below which no unprocessed message waits but dead letters and the
+-- messages they hold back, NULL at run time for none: inbox.order_floor_sql) and the sequence seq,
+-- the probe's range starts at the floor: it passes over the aggregate's entries below it, which
+-- while the xmin horizon is held are its messages processed since, a heap visit each. The dead letters below the floor are found
 -- through <name>_ordering_dead_idx instead (p_dead: the dead-letter test over alias d, the
 -- index's predicate), probed only when the inbox has any (one look per statement): a probe per
 -- head cost a claim of 100 heads about 8 %. With another sequence column p_floor is not used: its
@@ -249,10 +249,11 @@ AS $$
 $$;
 
 -- The SQL of an ordered inbox's order floor for the head test (earlier_unprocessed_sql): a seq
--- below which no message waits but dead letters, the lowest claim floor (p_floor: SQL of element
--- 10 of inbox.advance_floors's state, NULL while a level is walked from its start), or NULL when
--- a replay or alter_inbox has moved inbox.claim_floor_resets since the floors moved (p_resets:
--- SQL of the counter's value they moved after): its messages may wait below them. The counter is
+-- below which no message waits but dead letters and the messages they hold back, the lowest
+-- claim floor (p_floor: SQL of element 10 of inbox.advance_floors's state, NULL while a level is
+-- walked from its start), or NULL when a replay or alter_inbox has moved
+-- inbox.claim_floor_resets since the floors moved (p_resets: SQL of the counter's value they moved
+-- after): its messages may wait below them. The counter is
 -- read inside the statement that tests, after its snapshot: a replay that statement sees has
 -- moved it. The claim floors are hints for the claim (one too high delays a message), but here
 -- one too high would let a message pass an earlier one of its aggregate, so the bound holds only
