@@ -285,10 +285,15 @@ DECLARE
     v jsonb := inbox.vocabulary(c, p_settings => false);
     v_oldest timestamptz;
 BEGIN
-    -- Every waiting message (no cap), each priority level of a managed inbox from its floor, as
-    -- health counts: not from the front of the claim index, where a held xmin horizon keeps the
-    -- entries of every message claimed since.
-    SELECT x.n INTO depth FROM inbox.capped_waiting_count(c, NULL, 9223372036854775807) x;
+    IF c.managed AND NOT inbox.is_distributed(c) THEN
+        -- Every waiting message (no cap), each priority level from its floor, as health counts:
+        -- not from the front of the claim index, where a held xmin horizon keeps the entries of
+        -- every message claimed since.
+        SELECT x.n INTO depth FROM inbox.capped_waiting_count(c, NULL, 9223372036854775807) x;
+    ELSE
+        -- One count, which Citus runs on every shard.
+        EXECUTE inbox.sql_template('SELECT count(*) FROM {{table}} m WHERE {{pending}}', v) INTO depth;
+    END IF;
     IF c.received_at_column IS NOT NULL THEN
         EXECUTE inbox.oldest_pending_sql(c, v ->> 'received_at') INTO v_oldest;
     END IF;

@@ -1,16 +1,10 @@
 package dev.pginbox.benchmarks;
 
-import dev.pginbox.inbox.BatchResult;
-import dev.pginbox.inbox.InboxMessage;
-import dev.pginbox.inbox.InboxWorker;
-import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.PostgresInbox;
-import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +15,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The load and the observation of {@link HeldXminScenario} and {@link SoakScenario}: the producer,
- * the workers, the sampler, the phases and their report rows.
+ * the sampler, the phases and their report rows ({@link SteadyFlow} runs them).
  */
 final class HeldXminLoad {
 
@@ -62,52 +56,6 @@ final class HeldXminLoad {
         committedAt.set((int) tick, committed);
         produced.set(tick + 1);
       }
-    }
-  }
-
-  /**
-   * Starts {@code count} workers with default options; each records, for message n of {@code
-   * prefix}, when its handler started (System.nanoTime) in {@code startedAt}.
-   */
-  static List<InboxWorker> startWorkers(
-      BenchDatabase db, String name, int count, String prefix, AtomicLongArray startedAt) {
-    List<InboxWorker> workers = new ArrayList<>();
-    for (int w = 0; w < count; w++) {
-      InboxWorker worker =
-          PostgresInboxWorker.builder(db.database.dataSource(), WorkerOptions.builder(name).build())
-              .workerId(name + "-" + w)
-              .batchHandler(
-                  (batch, tx) -> {
-                    long now = System.nanoTime();
-                    for (InboxMessage m : batch) {
-                      String id = m.eventId();
-                      if (id.startsWith(prefix)) {
-                        startedAt.compareAndSet(
-                            Integer.parseInt(id, prefix.length(), id.length(), 10), 0, now);
-                      }
-                    }
-                    return BatchResult.allProcessed();
-                  })
-              .build();
-      worker.start();
-      workers.add(worker);
-    }
-    return workers;
-  }
-
-  /** Waits at most {@code seconds} for the handlers of messages 0..n-1 to have started. */
-  static void awaitHandled(AtomicLongArray startedAt, int n, long seconds)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-    int next = 0;
-    while (System.nanoTime() < deadline) {
-      while (next < n && startedAt.get(next) != 0) {
-        next++;
-      }
-      if (next == n) {
-        return;
-      }
-      Thread.sleep(10);
     }
   }
 

@@ -1,30 +1,17 @@
 package dev.pginbox.benchmarks;
 
-import static dev.pginbox.benchmarks.HeldXminLoad.awaitHandled;
-import static dev.pginbox.benchmarks.HeldXminLoad.produce;
-import static dev.pginbox.benchmarks.HeldXminLoad.reportPhase;
 import static dev.pginbox.benchmarks.HeldXminLoad.sleepUntil;
-import static dev.pginbox.benchmarks.HeldXminLoad.startSampler;
-import static dev.pginbox.benchmarks.HeldXminLoad.startWorkers;
 
 import dev.pginbox.benchmarks.HeldXminLoad.Phase;
-import dev.pginbox.benchmarks.HeldXminLoad.Sample;
-import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.postgres.PostgresInbox;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The Java worker consuming a steady flow while a long REPEATABLE READ transaction holds the
@@ -122,41 +109,10 @@ final class HeldXminScenario {
       int hold,
       int after)
       throws Exception {
-    String prefix = "m-";
-    int capacity = (int) Math.min(Integer.MAX_VALUE - 8, (long) rate * (clean + hold + after + 30));
-    AtomicLongArray committedAt = new AtomicLongArray(capacity);
-    AtomicLongArray startedAt = new AtomicLongArray(capacity);
-    AtomicLong produced = new AtomicLong();
-    List<InboxWorker> workers = new ArrayList<>();
-    List<Sample> samples = new CopyOnWriteArrayList<>();
-    AtomicBoolean stopProducer = new AtomicBoolean();
-    AtomicBoolean stopSampler = new AtomicBoolean();
-    AtomicReference<Throwable> producerFailure = new AtomicReference<>();
-    Thread producer = null;
-    Thread sampler = null;
     Connection holder = null;
-    try {
-      workers.addAll(startWorkers(db, name, workerCount, prefix, startedAt));
-      // One second of warm-up, not recorded (also lets the workers of an ordered inbox meet).
-      produce(inbox, "w-", rate, null, new AtomicLong(), 0, () -> false, rate);
-
-      long t0 = System.nanoTime();
-      sampler = startSampler(db, name, samples, stopSampler);
-      Thread p =
-          new Thread(
-              () -> {
-                try {
-                  produce(
-                      inbox, prefix, rate, committedAt, produced, capacity, stopProducer::get, 0);
-                } catch (Throwable e) {
-                  producerFailure.set(e);
-                }
-              },
-              "held-xmin-producer");
-      p.setDaemon(true);
-      p.start();
-      producer = p;
-
+    try (SteadyFlow flow =
+        new SteadyFlow(db, inbox, name, rate, workerCount, clean + hold + after)) {
+      long t0 = flow.t0;
       sleepUntil(t0 + TimeUnit.SECONDS.toNanos(clean));
       holder = db.database.connect();
       holder.setAutoCommit(false);
@@ -173,15 +129,7 @@ final class HeldXminScenario {
       holder = null;
       long end = heldTo + TimeUnit.SECONDS.toNanos(after);
       sleepUntil(end);
-      stopProducer.set(true);
-      producer.join(TimeUnit.SECONDS.toMillis(30));
-      if (producerFailure.get() != null) {
-        throw new IllegalStateException("producer failed", producerFailure.get());
-      }
-      int n = (int) produced.get();
-      awaitHandled(startedAt, n, DRAIN_SECONDS);
-      stopSampler.set(true);
-      sampler.join(5_000);
+      int n = flow.finish(DRAIN_SECONDS);
 
       List<Phase> phases =
           List.of(
@@ -191,15 +139,7 @@ final class HeldXminScenario {
               new Phase("after", heldTo, end));
       long unhandledTotal = 0;
       for (Phase phase : phases) {
-        long unhandled =
-            reportPhase(
-                report,
-                name.substring("held_".length()),
-                phase,
-                committedAt,
-                startedAt,
-                n,
-                samples);
+        long unhandled = flow.reportPhase(report, name.substring("held_".length()), phase, n);
         if (!phase.name().equals("held, last third")) {
           unhandledTotal += unhandled;
         }
@@ -211,23 +151,12 @@ final class HeldXminScenario {
                 name, unhandledTotal, n, DRAIN_SECONDS));
       }
     } finally {
-      stopProducer.set(true);
-      stopSampler.set(true);
       if (holder != null) {
         try {
           holder.close();
         } catch (SQLException e) {
           // closing ends the transaction either way
         }
-      }
-      if (producer != null) {
-        producer.join(TimeUnit.SECONDS.toMillis(30));
-      }
-      if (sampler != null) {
-        sampler.join(5_000);
-      }
-      for (InboxWorker worker : workers) {
-        worker.stop();
       }
     }
   }

@@ -1,26 +1,12 @@
 package dev.pginbox.benchmarks;
 
-import static dev.pginbox.benchmarks.HeldXminLoad.awaitHandled;
-import static dev.pginbox.benchmarks.HeldXminLoad.produce;
-import static dev.pginbox.benchmarks.HeldXminLoad.reportPhase;
 import static dev.pginbox.benchmarks.HeldXminLoad.sleepUntil;
-import static dev.pginbox.benchmarks.HeldXminLoad.startSampler;
-import static dev.pginbox.benchmarks.HeldXminLoad.startWorkers;
 
 import dev.pginbox.benchmarks.HeldXminLoad.Phase;
-import dev.pginbox.benchmarks.HeldXminLoad.Sample;
-import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.postgres.PostgresInbox;
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A steady flow for an hour with retention on: does anything drift? The producer and workers of
@@ -74,48 +60,11 @@ final class SoakScenario {
             + retention
             + ") WHERE inbox_name = 'soak'");
 
-    String prefix = "m-";
-    int capacity = (int) Math.min(Integer.MAX_VALUE - 8, (long) rate * (duration + 30));
-    AtomicLongArray committedAt = new AtomicLongArray(capacity);
-    AtomicLongArray startedAt = new AtomicLongArray(capacity);
-    AtomicLong produced = new AtomicLong();
-    List<Sample> samples = new CopyOnWriteArrayList<>();
-    AtomicBoolean stopProducer = new AtomicBoolean();
-    AtomicBoolean stopSampler = new AtomicBoolean();
-    AtomicReference<Throwable> producerFailure = new AtomicReference<>();
-    List<InboxWorker> workers = new ArrayList<>();
-    Thread producer = null;
-    Thread sampler = null;
-    try {
-      workers.addAll(startWorkers(db, name, workerCount, prefix, startedAt));
-      produce(inbox, "w-", rate, null, new AtomicLong(), 0, () -> false, rate);
-      long t0 = System.nanoTime();
-      sampler = startSampler(db, name, samples, stopSampler);
-      producer =
-          new Thread(
-              () -> {
-                try {
-                  produce(
-                      inbox, prefix, rate, committedAt, produced, capacity, stopProducer::get, 0);
-                } catch (Throwable e) {
-                  producerFailure.set(e);
-                }
-              },
-              "soak-producer");
-      producer.setDaemon(true);
-      producer.start();
+    try (SteadyFlow flow = new SteadyFlow(db, inbox, name, rate, workerCount, duration)) {
+      long t0 = flow.t0;
       long end = t0 + TimeUnit.SECONDS.toNanos(duration);
       sleepUntil(end);
-      stopProducer.set(true);
-      producer.join(TimeUnit.SECONDS.toMillis(30));
-      if (producerFailure.get() != null) {
-        throw new IllegalStateException("producer failed", producerFailure.get());
-      }
-      int n = (int) produced.get();
-      awaitHandled(startedAt, n, DRAIN_SECONDS);
-      stopSampler.set(true);
-      sampler.join(5_000);
-
+      int n = flow.finish(DRAIN_SECONDS);
       long unhandled = 0;
       for (long from = t0; from < end; from += TimeUnit.SECONDS.toNanos(window)) {
         long to = Math.min(end, from + TimeUnit.SECONDS.toNanos(window));
@@ -131,12 +80,9 @@ final class SoakScenario {
                     "%d-%d s",
                     TimeUnit.NANOSECONDS.toSeconds(from - t0),
                     TimeUnit.NANOSECONDS.toSeconds(to - t0));
-        unhandled +=
-            reportPhase(
-                report, name, new Phase(label, from, to), committedAt, startedAt, n, samples);
+        unhandled += flow.reportPhase(report, name, new Phase(label, from, to), n);
       }
-      reportPhase(
-          report, name, new Phase("whole run", t0, end), committedAt, startedAt, n, samples);
+      flow.reportPhase(report, name, new Phase("whole run", t0, end), n);
       report.line(
           String.format(
               Locale.ROOT,
@@ -145,18 +91,6 @@ final class SoakScenario {
               n,
               unhandled,
               DRAIN_SECONDS));
-    } finally {
-      stopProducer.set(true);
-      stopSampler.set(true);
-      if (producer != null) {
-        producer.join(TimeUnit.SECONDS.toMillis(30));
-      }
-      if (sampler != null) {
-        sampler.join(5_000);
-      }
-      for (InboxWorker worker : workers) {
-        worker.stop();
-      }
     }
   }
 }
