@@ -182,7 +182,7 @@ $$;
 -- (inbox.advance_claim_floors); the operator functions keep floors of their own
 -- (inbox.operator_levels_sql), so a session that claims and reads health keeps its claim floors.
 CREATE OR REPLACE FUNCTION inbox.advance_floors(p_inbox text, p_mask varbit, p_levels integer[], p_key text,
-                                                p_pass_blocked boolean DEFAULT false)
+                                                p_pass_blocked boolean DEFAULT false, p_seq_aggregate text DEFAULT NULL)
 RETURNS text
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -219,17 +219,18 @@ DECLARE
         'SELECT c.seq FROM {{table}} c WHERE {{pending}}
            AND ($1 IS NULL OR get_bit($1, c.bucket) = 1) AND c.priority = $2 AND c.seq >= $3{{passing}}
          ORDER BY c.priority, c.seq LIMIT 1', v || '{"passing": "{{passing}}"}');
-    -- On an inbox ordered by seq: the messages a dead letter of their aggregate holds back (the
+    -- On an inbox ordered by seq (p_seq_aggregate: its aggregate column, from the caller, so that
+    -- a claim reads no catalog here): the messages a dead letter of their aggregate holds back (the
     -- aggregate's earlier dead letter, through <name>_ordering_dead_idx, looked for only when the
     -- inbox has any). None of them can be claimed before the dead letter is replayed or goes, and
     -- each of those resets the floors (inbox.reset_claim_floors); a floor that stopped at them
     -- would stop there for as long as the dead letter stays, and every claim would walk the
     -- messages claimed since, as it did from the front of the index.
-    v_blocked text := (SELECT inbox.sql_template(' AND NOT (c.{{aggregate}} IS NOT NULL
+    v_blocked text := CASE WHEN p_seq_aggregate IS NOT NULL THEN inbox.sql_template(' AND NOT (c.{{aggregate}} IS NOT NULL
            AND (SELECT EXISTS (SELECT 1 FROM {{table}} d WHERE {{dead}}))
            AND EXISTS (SELECT 1 FROM {{table}} d WHERE d.{{aggregate}} = c.{{aggregate}} AND {{dead}} AND d.seq < c.seq))',
-        v || jsonb_build_object('aggregate', quote_ident(o.aggregate_column), 'dead', inbox.vocabulary(c, 'd') ->> 'dead'))
-        FROM inbox.inbox_ordering_config o WHERE o.inbox_name = p_inbox AND o.sequence_column = 'seq');
+        v || jsonb_build_object('aggregate', quote_ident(p_seq_aggregate),
+                                'dead', inbox.vocabulary(c, 'd', p_settings => false) ->> 'dead')) END;
     -- The level floors' search: past blocked messages for claims (p_pass_blocked); the operator
     -- functions count them as waiting. The order floor's: past them whenever the inbox has them.
     v_first_sql text := replace(v_first_template, '{{passing}}', CASE WHEN p_pass_blocked THEN coalesce(v_blocked, '') ELSE '' END);
@@ -344,16 +345,27 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$ SELECT CASE WHEN p_mask IS NULL THEN 'pginbox_floor.' ELSE 'pginbox_bucket_floor.' END || p_inbox $$;
 
-CREATE OR REPLACE FUNCTION inbox.advance_claim_floors(p_inbox text, p_mask varbit, p_levels integer[])
+-- p_seq_aggregate: the aggregate column of an inbox ordered by seq (inbox.seq_ordering_aggregate),
+-- else NULL.
+CREATE OR REPLACE FUNCTION inbox.advance_claim_floors(p_inbox text, p_mask varbit, p_levels integer[],
+                                                      p_seq_aggregate text DEFAULT NULL)
 RETURNS text
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT inbox.advance_floors(p_inbox, p_mask, p_levels, inbox.claim_floor_key(p_inbox, p_mask), true) $$;
+AS $$ SELECT inbox.advance_floors(p_inbox, p_mask, p_levels, inbox.claim_floor_key(p_inbox, p_mask), true, p_seq_aggregate) $$;
+
+-- The aggregate column of an inbox ordered by seq, else NULL (advance_floors' p_seq_aggregate).
+CREATE OR REPLACE FUNCTION inbox.seq_ordering_aggregate(p_inbox text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT o.aggregate_column FROM inbox.inbox_ordering_config o WHERE o.inbox_name = p_inbox AND o.sequence_column = 'seq' $$;
 
 -- A session's claim floors for p_mask and p_levels: the state of inbox.advance_claim_floors, moved
 -- first when due. Callers read levels from element 4 and floors from element 5. The generated
 -- claims test the same three conditions inline (generated_claim_floors), to save this call.
-CREATE OR REPLACE FUNCTION inbox.claim_floors(p_inbox text, p_mask varbit, p_levels integer[])
+CREATE OR REPLACE FUNCTION inbox.claim_floors(p_inbox text, p_mask varbit, p_levels integer[],
+                                              p_seq_aggregate text DEFAULT NULL)
 RETURNS text[]
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -364,7 +376,7 @@ BEGIN
     IF v_state IS NULL
        OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
        OR v_state[2] IS DISTINCT FROM coalesce(p_mask::text, '') || '@' || p_levels::text THEN
-        v_state := string_to_array(inbox.advance_claim_floors(p_inbox, p_mask, p_levels), ';');
+        v_state := string_to_array(inbox.advance_claim_floors(p_inbox, p_mask, p_levels, p_seq_aggregate), ';');
     END IF;
     RETURN v_state;
 END;
@@ -391,7 +403,8 @@ BEGIN
     IF v_state IS NULL
        OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
        OR v_state[2] IS DISTINCT FROM '@' || p_levels::text THEN
-        v_state := string_to_array(inbox.advance_floors(c.inbox_name, NULL, p_levels, v_key), ';');
+        v_state := string_to_array(inbox.advance_floors(c.inbox_name, NULL, p_levels, v_key, false,
+                                                        inbox.seq_ordering_aggregate(c.inbox_name)), ';');
     END IF;
     RETURN v_state;
 END;

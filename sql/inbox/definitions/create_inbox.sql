@@ -875,7 +875,8 @@ AS $h$ SELECT $t$v_state text[] := string_to_array(current_setting({{floor_key}}
 -- A claim's floors, moved first when due: the three tests of inbox.claim_floors, inline to save
 -- a call per claim. The state also says whether the inbox is paused, as of its last move: a pause
 -- stops the claims of every session within inbox.claim_floor_move_ms (200 ms).
--- Placeholders: {{inbox}} (the name as a literal), {{floor_key}}, {{levels}} (an integer[] literal).
+-- Placeholders: {{inbox}} (the name as a literal), {{floor_key}}, {{levels}} (an integer[] literal),
+-- {{seq_aggregate}} (inbox.seq_ordering_aggregate as a literal, or NULL).
 CREATE OR REPLACE FUNCTION inbox.generated_claim_floors()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -883,7 +884,7 @@ SET search_path = pg_catalog, pg_temp
 AS $h$ SELECT $t$IF v_state IS NULL
                    OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
                    OR v_state[2] IS DISTINCT FROM coalesce(v_mask::text, '') || '@' || {{levels}}::text THEN
-                    v_state := string_to_array(inbox.advance_claim_floors({{inbox}}, v_mask, {{levels}}), ';');
+                    v_state := string_to_array(inbox.advance_claim_floors({{inbox}}, v_mask, {{levels}}, {{seq_aggregate}}), ';');
                 END IF;
                 v_levels := v_state[4]::integer[];
                 v_from := v_state[5]::bigint[];
@@ -1468,7 +1469,8 @@ BEGIN
         -- inbox.claim_floor_key, inline.
         'floor_key', format('CASE WHEN v_mask IS NULL THEN %L ELSE %L END',
                             'pginbox_floor.' || c.inbox_name, 'pginbox_bucket_floor.' || c.inbox_name),
-        'levels', quote_literal(inbox.priority_levels(c)::text) || '::integer[]');
+        'levels', quote_literal(inbox.priority_levels(c)::text) || '::integer[]',
+        'seq_aggregate', coalesce(quote_literal(inbox.seq_ordering_aggregate(c.inbox_name)), 'NULL'));
     v_values := v_values || jsonb_build_object(
         'floor_declarations', inbox.sql_template(inbox.generated_claim_floor_declarations(), v_values),
         'floors', inbox.sql_template(inbox.generated_claim_floors(), v_values));

@@ -141,7 +141,7 @@ BEGIN
     v := v || jsonb_build_object('waiting', inbox.sql_template('{{claimable}}
               AND ($2 IS NULL OR get_bit($2, m.bucket) = 1)', v));
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = p_inbox;
-    v_floors := inbox.claim_floors(p_inbox, v_mask, inbox.priority_levels(c));
+    v_floors := inbox.claim_floors(p_inbox, v_mask, inbox.priority_levels(c), inbox.seq_ordering_aggregate(p_inbox));
     v_levels := v_floors[4]::integer[];
     v_from := v_floors[5]::bigint[];
     IF o.inbox_name IS NULL THEN
@@ -235,7 +235,7 @@ BEGIN
     -- session's claim floors, as the claim walks.
     v := inbox.vocabulary(c);
     v_mask := inbox.inbox_bucket_mask(p_buckets);
-    v_floors := inbox.claim_floors(p_inbox, v_mask, inbox.priority_levels(c));
+    v_floors := inbox.claim_floors(p_inbox, v_mask, inbox.priority_levels(c), inbox.seq_ordering_aggregate(p_inbox));
     EXECUTE inbox.sql_template($q$SELECT w.ctid FROM (
                 SELECT m.ctid, {{aggregate}} AS agg, {{sequence}} AS s, m.seq FROM {{table}} m
                 WHERE {{claimable}}

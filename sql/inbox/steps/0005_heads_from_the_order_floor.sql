@@ -19,7 +19,9 @@ BEGIN
     DROP FUNCTION IF EXISTS inbox.aggregate_heads_sql(text, text, text);
     -- Gained p_floor and p_resets (with defaults).
     DROP FUNCTION IF EXISTS inbox.blocked_heads_sql(text);
-    -- Gained p_pass_blocked (with a default).
+    -- Gained p_pass_blocked and p_seq_aggregate (with defaults).
     DROP FUNCTION IF EXISTS inbox.advance_floors(text, varbit, integer[], text);
+    DROP FUNCTION IF EXISTS inbox.advance_claim_floors(text, varbit, integer[]);
+    DROP FUNCTION IF EXISTS inbox.claim_floors(text, varbit, integer[]);
 END;
 $step$;
