@@ -53,6 +53,18 @@ class OrderFloorTest extends InboxTestSupport {
     inbox.send(NewMessage.of("a1", "t", "agg-a", null));
   }
 
+  /**
+   * 100 claims of 100 heads, without a sweep, from 12,000 messages over 100 aggregates: each
+   * aggregate then has 100 messages processed (behind a held horizon, entries vacuum cannot remove)
+   * and none of agg-a's taken (a1 waits behind a dead letter, where there is one).
+   */
+  private static void claimHundredTimes(Claimer claimer) throws Exception {
+    claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
+    for (int i = 0; i < 100; i++) {
+      assertThat(claimer.claim(100)).hasSize(100).doesNotContain("a1");
+    }
+  }
+
   @Test
   void while_the_horizon_is_held_a_head_test_reads_no_entry_of_messages_processed_before()
       throws Exception {
@@ -61,10 +73,7 @@ class OrderFloorTest extends InboxTestSupport {
     send(inbox, "m", 12_000, 100);
     try (Connection holder = holdHorizon("report");
         Claimer claimer = new Claimer(database, name)) {
-      claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
-      for (int i = 0; i < 100; i++) {
-        assertThat(claimer.claim(100)).hasSize(100);
-      }
+      claimHundredTimes(claimer);
       // Each aggregate has 100 messages processed behind the held horizon: a head test that
       // looked at them read 100 entries for each of the claim's 100 heads.
       long read =
@@ -94,17 +103,13 @@ class OrderFloorTest extends InboxTestSupport {
     try (Connection holder = holdHorizon("report");
         Claimer claimer = new Claimer(database, name);
         Claimer operator = new Claimer(database, name)) {
-      claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
       operator.execute("SET inbox.claim_floor_sweep_seconds = 3600");
-      for (int i = 0; i < 100; i++) {
-        assertThat(claimer.claim(100)).hasSize(100);
-      }
+      claimHundredTimes(claimer);
       // The operator's first call walks from the front and moves its floors.
       operator.execute("SELECT inbox.inbox_health('" + name + "')");
       Thread.sleep(50);
       // 101 aggregates with heads, each with 100 messages processed behind the held horizon: a
       // walk that looked at them read about 10,000 entries of the ordering index.
-
       for (String call :
           List.of(
               "SELECT inbox.inbox_health('" + name + "')",
@@ -138,10 +143,7 @@ class OrderFloorTest extends InboxTestSupport {
     send(inbox, "m", 12_000, 100);
     try (Connection holder = holdHorizon("report");
         Claimer claimer = new Claimer(database, name)) {
-      claimer.execute("SET inbox.claim_floor_sweep_seconds = 3600");
-      for (int i = 0; i < 100; i++) {
-        assertThat(claimer.claim(100)).hasSize(100).doesNotContain("a1");
-      }
+      claimHundredTimes(claimer);
       // a1 waits behind the dead letter a0: a floor that stopped at it read, on every claim, the
       // 10,000 messages claimed since from both indexes.
       String claim = "SELECT count(*) FROM inbox.claim_" + name + "(100)";
