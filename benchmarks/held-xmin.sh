@@ -6,7 +6,9 @@
 # claimed since the snapshot was taken before it finds a pending one (docs/performance.md, "Dead
 # entries ahead of the first pending row").
 #
-# One pgbench client produces RATE messages/s (one INSERT and durable commit each), CONSUMERS
+# PRODUCERS pgbench clients produce RATE messages/s together (one INSERT and durable commit each;
+# more than one lets the commits of several share a WAL flush, which a disk whose flush takes about
+# a millisecond needs beyond ~1,000 msg/s), CONSUMERS
 # pgbench clients claim BATCH at a time (SELECT count(*) FROM inbox.claim_held(BATCH), one claim
 # and commit per transaction), for CLEAN + HOLD + AFTER seconds:
 #   clean  nothing holds the horizon
@@ -25,7 +27,7 @@
 # the held phase by 30 s, so the growth is visible.
 #
 # Parameters (environment, with defaults):
-#   RATE=1000 CONSUMERS=2 BATCH=100 CLEAN=60 HOLD=180 AFTER=60 (seconds) AUTOVACUUM_NAPTIME=1s
+#   RATE=1000 PRODUCERS=1 CONSUMERS=2 BATCH=100 CLEAN=60 HOLD=180 AFTER=60 (seconds) AUTOVACUUM_NAPTIME=1s
 #   MODE=plain|ordered  ordered: inbox.enable_inbox_ordering('held') after create_inbox; the
 #                       messages are spread over 1,000 aggregate ids 'agg-' || (n % 1000) either way
 #   SEQUENCE=seq|received_at  an ordered inbox's sequence column (seq: arrival, enable_inbox_ordering's
@@ -38,7 +40,21 @@
 #                       default: the working tree. The report's first line says which.
 #   KEEP=DIR            keep the samples and the pgbench logs in DIR
 #
+#   TARGET=inbox|pgq    pgq: the same flow through PgQ (Debian's postgresql-15-pgq3, installed when
+#                       missing and run as root), the batch-and-rotation design PgQue ports to plain
+#                       SQL: pgq.insert_event produces, one consumer takes each batch in one transaction
+#                       (next_batch, get_batch_events, finish_batch: a "claim"; PgQ gives a consumer's
+#                       batches to one process at a time, so CONSUMERS must be 1), a ticker client runs
+#                       pgq.ticker('held') TICKS times a second (ticker_max_count 1: a tick whenever
+#                       there are new events), a maintenance client rotates the event tables every
+#                       PGQ_ROTATION and moves retries once a second. Backlog: events produced and not
+#                       in a finished batch (ticked or not); dead tuples and sizes over schema pgq.
+#                       MODE, SEQUENCE and SQL_REV are the inbox's; pgmq is not here (no package
+#                       registry ships its SQL; see benchmarks/peers for PGMQ_SQL).
+#   TICKS=20 PGQ_ROTATION=60s
+#
 #   [MODE=ordered] [SQL_REV=HEAD] [CLEAN=60 HOLD=180 AFTER=60 ...] benchmarks/held-xmin.sh
+#   TARGET=pgq CONSUMERS=1 [CLEAN=60 HOLD=180 AFTER=60 ...] benchmarks/held-xmin.sh
 #
 # The consumers' pace. Unthrottled, a claim on an empty backlog returns in ~0.15 ms and two
 # consumers spin on empty claims (6,000/s) while the producer keeps the backlog near zero: on the
@@ -61,6 +77,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RATE=${RATE:-1000}
+PRODUCERS=${PRODUCERS:-1}
 CONSUMERS=${CONSUMERS:-2}
 BATCH=${BATCH:-100}
 CLEAN=${CLEAN:-60}
@@ -70,6 +87,15 @@ AUTOVACUUM_NAPTIME=${AUTOVACUUM_NAPTIME:-1s}
 MODE=${MODE:-plain}
 SEQUENCE=${SEQUENCE:-seq}
 CLAIM_RATE=${CLAIM_RATE:-200}
+TARGET=${TARGET:-inbox}
+TICKS=${TICKS:-20}
+PGQ_ROTATION=${PGQ_ROTATION:-60s}
+case "$PRODUCERS" in [1-8]) ;; *) echo "PRODUCERS must be 1 to 8, got $PRODUCERS" >&2; exit 2 ;; esac
+case "$TARGET" in inbox | pgq) ;; *) echo "TARGET must be inbox or pgq, got $TARGET" >&2; exit 2 ;; esac
+if [ "$TARGET" = pgq ] && [ "$CONSUMERS" != 1 ]; then
+  echo "TARGET=pgq needs CONSUMERS=1: PgQ hands a consumer's batches to one process at a time" >&2
+  exit 2
+fi
 case "$MODE" in plain | ordered) ;; *) echo "MODE must be plain or ordered, got $MODE" >&2; exit 2 ;; esac
 case "$SEQUENCE" in received_at | seq) ;; *) echo "SEQUENCE must be received_at or seq, got $SEQUENCE" >&2; exit 2 ;; esac
 export BENCH_PG_PORT=${BENCH_PG_PORT:-25441}
@@ -91,40 +117,44 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The SQL API of the working tree, or of SQL_REV (git archive: the tree is left alone).
-if [ -n "${SQL_REV:-}" ]; then
-  SQL_FROM="$SQL_REV ($(git rev-parse --short "$SQL_REV^{commit}"))"
-  git archive "$SQL_REV" sql/inbox | tar -x -C "$WORK"
-  SQL_DIR=$WORK/sql/inbox
-else
-  SQL_FROM="the working tree ($(git rev-parse --short HEAD)"
-  git diff --quiet HEAD -- sql/inbox && SQL_FROM+=")" || SQL_FROM+=" + uncommitted changes in sql/inbox)"
-  SQL_DIR=sql/inbox
-fi
-"${PSQL[@]}" -f "$SQL_DIR/install.sql" >/dev/null
-"${PSQL[@]}" -c "ALTER SYSTEM SET autovacuum_naptime = '$AUTOVACUUM_NAPTIME'" -c "SELECT pg_reload_conf()" \
-  -c "SELECT inbox.create_inbox('held')" -c "CREATE SEQUENCE bench_ids" >/dev/null
-[ "$MODE" = ordered ] && "${PSQL[@]}" -c "SELECT inbox.enable_inbox_ordering('held', 'aggregate_id', '$SEQUENCE')" >/dev/null
-"${PSQL[@]}" -c "VACUUM ANALYZE inbox.held" -c CHECKPOINT >/dev/null
-LEVEL=$("${PSQL[@]}" -c "SELECT inbox.priority_of_held('order.placed', 'bench', 'agg-0')")
-[ "$("${PSQL[@]}" -c "SELECT pg_get_serial_sequence('inbox.held', 'seq')")" = inbox.held_seq_seq ] \
-  || { echo "the seq column's sequence is not inbox.held_seq_seq" >&2; exit 1; }
+# Each target writes produce.sql, claim.sql and sample.sql into $WORK and names what runs in
+# UNDER_TEST. A sample is one line: epoch, produced, pending, dead tuples, autovacuums, total size,
+# index size, oldest xmin age, WAL position, and the lower bound of the next sample's count (:lo).
+setup_inbox() {
+  # The SQL API of the working tree, or of SQL_REV (git archive: the tree is left alone).
+  if [ -n "${SQL_REV:-}" ]; then
+    SQL_FROM="$SQL_REV ($(git rev-parse --short "$SQL_REV^{commit}"))"
+    git archive "$SQL_REV" sql/inbox | tar -x -C "$WORK"
+    SQL_DIR=$WORK/sql/inbox
+  else
+    SQL_FROM="the working tree ($(git rev-parse --short HEAD)"
+    git diff --quiet HEAD -- sql/inbox && SQL_FROM+=")" || SQL_FROM+=" + uncommitted changes in sql/inbox)"
+    SQL_DIR=sql/inbox
+  fi
+  "${PSQL[@]}" -f "$SQL_DIR/install.sql" >/dev/null
+  "${PSQL[@]}" -c "ALTER SYSTEM SET autovacuum_naptime = '$AUTOVACUUM_NAPTIME'" -c "SELECT pg_reload_conf()" \
+    -c "SELECT inbox.create_inbox('held')" -c "CREATE SEQUENCE bench_ids" >/dev/null
+  [ "$MODE" = ordered ] && "${PSQL[@]}" -c "SELECT inbox.enable_inbox_ordering('held', 'aggregate_id', '$SEQUENCE')" >/dev/null
+  "${PSQL[@]}" -c "VACUUM ANALYZE inbox.held" -c CHECKPOINT >/dev/null
+  LEVEL=$("${PSQL[@]}" -c "SELECT inbox.priority_of_held('order.placed', 'bench', 'agg-0')")
+  [ "$("${PSQL[@]}" -c "SELECT pg_get_serial_sequence('inbox.held', 'seq')")" = inbox.held_seq_seq ] \
+    || { echo "the seq column's sequence is not inbox.held_seq_seq" >&2; exit 1; }
 
-cat > "$WORK/produce.sql" <<'EOF'
+  cat > "$WORK/produce.sql" <<'EOF'
 INSERT INTO inbox.held (event_id, event_type, source, aggregate_id, payload)
 SELECT 'e' || n, 'order.placed', 'bench', 'agg-' || (n % 1000), '{"order":"ORD-000000","amount":4999}'
 FROM (SELECT nextval('bench_ids') AS n) s;
 EOF
-echo "SELECT count(*) FROM inbox.claim_held($BATCH);" > "$WORK/claim.sql"
-# One row a second. processed = produced - pending: the sequence is read without a scan (a message
-# whose INSERT has not committed yet counts as processed for that sample, one at most).
-# The pending count must not itself walk what vacuum cannot remove: a count(*) over the claim
-# index read every claimed entry kept by the held horizon, 1-2 s of a core per sample after
-# 800,000 claimed, which starved the producer and made the rig measure itself. It counts from
-# :lo instead, the lowest pending seq of the previous sample (or, with none pending, ten below the
-# last seq taken before it counted: the one producer has at most one insert in flight), through
-# the claim index's range for the messages' one priority level (:level).
-cat > "$WORK/sample.sql" <<'EOF'
+  echo "SELECT count(*) FROM inbox.claim_held($BATCH);" > "$WORK/claim.sql"
+  # One row a second. processed = produced - pending: the sequence is read without a scan (a message
+  # whose INSERT has not committed yet counts as processed for that sample, one at most).
+  # The pending count must not itself walk what vacuum cannot remove: a count(*) over the claim
+  # index read every claimed entry kept by the held horizon, 1-2 s of a core per sample after
+  # 800,000 claimed, which starved the producer and made the rig measure itself. It counts from
+  # :lo instead, the lowest pending seq of the previous sample (or, with none pending, ten below the
+  # last seq taken before it counted: each producer has at most one insert in flight), through
+  # the claim index's range for the messages' one priority level (:level).
+  cat > "$WORK/sample.sql" <<'EOF'
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SELECT extract(epoch FROM clock_timestamp()),
@@ -139,11 +169,78 @@ FROM (SELECT last_value AS last_seq FROM inbox.held_seq_seq) q,
               WHERE m.processed_at IS NULL AND m.retry_count < 3 AND m.priority = :level AND m.seq >= :lo) p,
      pg_stat_user_tables s WHERE s.relid = 'inbox.held'::regclass;
 EOF
+  UNDER_TEST="sql/inbox of $SQL_FROM (MODE=$MODE SEQUENCE=$SEQUENCE)"
+}
+
+# PgQ: events go to the queue's current event table (rotated, and truncated once the consumer has
+# passed it); the consumer's position is its last finished tick, whose tick_event_seq is the last
+# event id that tick's batch took in (an insert still running at the tick goes into the next batch).
+setup_pgq() {
+  if [ ! -f "$("$BIN/pg_config" --sharedir)/extension/pgq.control" ]; then
+    [ "$(id -u)" = 0 ] || { echo "PgQ is not installed: apt-get install postgresql-15-pgq3 (as root)" >&2; exit 1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-15-pgq3 >"$WORK/apt.log" 2>&1 \
+      || { echo "apt-get install postgresql-15-pgq3 failed:" >&2; cat "$WORK/apt.log" >&2; exit 1; }
+  fi
+  "${PSQL[@]}" >/dev/null <<EOF
+ALTER SYSTEM SET autovacuum_naptime = '$AUTOVACUUM_NAPTIME';
+SELECT pg_reload_conf();
+CREATE EXTENSION pgq;
+SELECT pgq.create_queue('held');
+SELECT pgq.set_queue_config('held', 'ticker_max_count', '1');
+SELECT pgq.set_queue_config('held', 'rotation_period', '$PGQ_ROTATION');
+SELECT pgq.register_consumer('held', 'bench');
+CREATE SEQUENCE bench_ids;
+CREATE FUNCTION consume_held() RETURNS integer LANGUAGE plpgsql AS \$\$
+DECLARE
+  batch bigint := pgq.next_batch('held', 'bench');
+  taken integer;
+BEGIN
+  IF batch IS NULL THEN
+    RETURN 0;
+  END IF;
+  SELECT count(*) INTO taken FROM pgq.get_batch_events(batch);
+  PERFORM pgq.finish_batch(batch);
+  RETURN taken;
+END
+\$\$;
+CHECKPOINT;
+EOF
+  UNDER_TEST="PgQ $("${PSQL[@]}" -c "SELECT extversion FROM pg_extension WHERE extname = 'pgq'") (TICKS=$TICKS PGQ_ROTATION=$PGQ_ROTATION)"
+  cat > "$WORK/produce.sql" <<'EOF'
+SELECT pgq.insert_event('held', 'order.placed', '{"order":"ORD-000000","amount":4999}', 'bench', 'agg-' || (n % 1000), NULL, NULL)
+FROM (SELECT nextval('bench_ids') AS n) s;
+EOF
+  echo "SELECT consume_held();" > "$WORK/claim.sql"
+  echo "SELECT pgq.ticker('held');" > "$WORK/ticker.sql"
+  # Each statement in a transaction of its own: step 2 must see step 1 committed.
+  cat > "$WORK/maint.sql" <<'EOF'
+SELECT pgq.maint_rotate_tables_step1('held');
+SELECT pgq.maint_rotate_tables_step2();
+SELECT pgq.maint_retry_events();
+EOF
+  cat > "$WORK/sample.sql" <<'EOF'
+SELECT extract(epoch FROM clock_timestamp()), e.produced, e.produced - coalesce(t.tick_event_seq, 0),
+       st.dead, st.avac, st.size, st.isize,
+       (SELECT coalesce(max(age(backend_xmin)), 0) FROM pg_stat_activity WHERE pid <> pg_backend_pid()),
+       (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint, 0
+FROM pgq.queue q
+JOIN pgq.subscription s ON s.sub_queue = q.queue_id
+LEFT JOIN pgq.tick t ON t.tick_queue = q.queue_id AND t.tick_id = s.sub_last_tick,
+LATERAL (SELECT pgq.seq_getval(q.queue_event_seq) AS produced) e,
+LATERAL (SELECT sum(n_dead_tup) AS dead, sum(autovacuum_count) AS avac,
+                sum(pg_total_relation_size(relid)) AS size, sum(pg_indexes_size(relid)) AS isize
+         FROM pg_stat_user_tables WHERE schemaname = 'pgq') st
+WHERE q.queue_name = 'held';
+EOF
+}
+
+LEVEL=0
+"setup_$TARGET"
 
 START=$EPOCHREALTIME
 END_US=$(( ${START/./} + (TOTAL + 1) * 1000000 ))
-"$BIN/pgbench" -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c 1 -R "$RATE" -T "$TOTAL" \
-  -l --log-prefix="$WORK/inserts" \
+"$BIN/pgbench" -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c "$PRODUCERS" -j "$PRODUCERS" \
+  -R "$RATE" -T "$TOTAL" -l --log-prefix="$WORK/inserts" \
   -f "$WORK/produce.sql" postgres > "$WORK/producer.out" 2>&1 &
 PIDS+=($!)
 PRODUCER=$!
@@ -154,6 +251,15 @@ PACE=(-R "$CLAIM_RATE" -L 5)
   -f "$WORK/claim.sql" postgres > "$WORK/consumers.out" 2>&1 &
 PIDS+=($!)
 CONSUMER=$!
+HELPERS=()
+if [ "$TARGET" = pgq ]; then
+  "$BIN/pgbench" -h 127.0.0.1 -p "$PORT" -U postgres -n -M prepared -c 1 -R "$TICKS" -T "$TOTAL" \
+    -f "$WORK/ticker.sql" postgres > "$WORK/ticker.out" 2>&1 &
+  PIDS+=($!) HELPERS+=($!)
+  "$BIN/pgbench" -h 127.0.0.1 -p "$PORT" -U postgres -n -c 1 -R 1 -T "$TOTAL" \
+    -f "$WORK/maint.sql" postgres > "$WORK/maint.out" 2>&1 &
+  PIDS+=($!) HELPERS+=($!)
+fi
 (
   next=${START/./}
   lo=0
@@ -183,11 +289,14 @@ COMMIT;
 EOF
 wait "$PRODUCER" || { echo "producer failed:" >&2; cat "$WORK/producer.out" >&2; exit 1; }
 wait "$CONSUMER" || { echo "consumers failed:" >&2; cat "$WORK/consumers.out" >&2; exit 1; }
+for p in "${HELPERS[@]}"; do
+  wait "$p" || { echo "the PgQ ticker or maintenance failed:" >&2; cat "$WORK"/ticker.out "$WORK"/maint.out >&2; exit 1; }
+done
 wait "$SAMPLER" || true
 PIDS=()
 
-printf 'MODE=%s SEQUENCE=%s RATE=%s CONSUMERS=%s BATCH=%s CLAIM_RATE=%s CLEAN=%s HOLD=%s AFTER=%s AUTOVACUUM_NAPTIME=%s; sql/inbox of %s\n\n' \
-  "$MODE" "$SEQUENCE" "$RATE" "$CONSUMERS" "$BATCH" "$CLAIM_RATE" "$CLEAN" "$HOLD" "$AFTER" "$AUTOVACUUM_NAPTIME" "$SQL_FROM"
+printf 'TARGET=%s RATE=%s PRODUCERS=%s CONSUMERS=%s BATCH=%s CLAIM_RATE=%s CLEAN=%s HOLD=%s AFTER=%s AUTOVACUUM_NAPTIME=%s; %s\n\n' \
+  "$TARGET" "$RATE" "$PRODUCERS" "$CONSUMERS" "$BATCH" "$CLAIM_RATE" "$CLEAN" "$HOLD" "$AFTER" "$AUTOVACUUM_NAPTIME" "$UNDER_TEST"
 python3 - "$WORK" "${START}" "$TOTAL" <<'EOF'
 import glob, sys
 

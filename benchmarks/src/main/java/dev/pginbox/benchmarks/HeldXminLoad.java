@@ -27,22 +27,27 @@ final class HeldXminLoad {
   record Sample(long nanos, long backlog, long deadTuples, long bytes) {}
 
   /**
-   * Sends one message per tick (every 1/rate s) until {@code stop} says so, {@code limit} ticks
-   * have passed (0: no limit) or {@code capacity} messages are recorded; with {@code committedAt}
-   * records message n's commit time (System.nanoTime after send returned).
+   * Sends the messages of its ticks (offset, offset + stride, ...; tick n is due at {@code start}
+   * plus n/rate s) until {@code stop} says so, {@code limit} ticks have passed (0: no limit) or
+   * {@code capacity} messages are recorded; with {@code committedAt} records message n's commit
+   * time (System.nanoTime after send returned). {@code next} is the first of its ticks not sent:
+   * with {@code stride} producers, every tick below the least of their {@code next} is sent.
    */
   static void produce(
       PostgresInbox inbox,
       String prefix,
       int rate,
       AtomicLongArray committedAt,
-      AtomicLong produced,
+      AtomicLong next,
       int capacity,
       java.util.function.BooleanSupplier stop,
-      long limit) {
+      long limit,
+      long start,
+      int offset,
+      int stride) {
     long interval = 1_000_000_000L / rate;
-    long start = System.nanoTime();
-    for (long tick = 0; !stop.getAsBoolean(); tick++) {
+    next.set(offset);
+    for (long tick = offset; !stop.getAsBoolean(); tick += stride) {
       if ((limit > 0 && tick >= limit) || (committedAt != null && tick >= capacity)) {
         return;
       }
@@ -51,11 +56,10 @@ final class HeldXminLoad {
         LockSupport.parkNanos(left);
       }
       inbox.send(Payloads.message(prefix, tick, AGGREGATES));
-      long committed = System.nanoTime();
       if (committedAt != null) {
-        committedAt.set((int) tick, committed);
-        produced.set(tick + 1);
+        committedAt.set((int) tick, System.nanoTime());
       }
+      next.set(tick + stride);
     }
   }
 

@@ -39,6 +39,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Parameters (system properties, defaults in brackets; durations in seconds, multiplied by
  * {@code --scale} and no shorter than 10 / 30 / 10 s): {@code held.rate} [1000] messages/s, {@code
+ * held.producers} [1] (threads sending them; more let commits share a WAL flush), {@code
  * held.workers} [2], {@code held.clean} [60], {@code held.hold} [180], {@code held.after} [60],
  * {@code held.inboxes} [plain,ordered] (which of the two to run), {@code held.sequence} [seq] (the
  * ordered inbox's sequence column: received_at or seq).
@@ -52,20 +53,23 @@ final class HeldXminScenario {
 
   static void run(Report report, double scale) throws Exception {
     int rate = Integer.getInteger("held.rate", 1000);
+    int producers = Integer.getInteger("held.producers", 1);
     int workers = Integer.getInteger("held.workers", 2);
     int clean = seconds("held.clean", 60, 10, scale);
     int hold = seconds("held.hold", 180, 30, scale);
     int after = seconds("held.after", 60, 10, scale);
-    if (rate < 1 || workers < 1) {
-      throw new IllegalArgumentException("held.rate and held.workers must be positive");
+    if (rate < 1 || producers < 1 || workers < 1) {
+      throw new IllegalArgumentException(
+          "held.rate, held.producers and held.workers must be positive");
     }
     report.section(
         String.format(
             Locale.ROOT,
-            "Held xmin: %,d msg/s (one per transaction), %d workers (batch 100), clean %d s, "
+            "Held xmin: %,d msg/s (one per transaction, %d producers), %d workers (batch 100), clean %d s, "
                 + "held %d s (a REPEATABLE READ transaction open), after %d s "
                 + "(latency: commit returned -> handler start), ordered by %s",
             rate,
+            producers,
             workers,
             clean,
             hold,
@@ -86,7 +90,7 @@ final class HeldXminScenario {
       if (ordered) {
         manager.enableOrdering(name, "aggregate_id", sequence);
       }
-      measure(report, db, inbox, name, rate, workers, clean, hold, after);
+      measure(report, db, inbox, name, rate, producers, workers, clean, hold, after);
     }
   }
 
@@ -104,6 +108,7 @@ final class HeldXminScenario {
       PostgresInbox inbox,
       String name,
       int rate,
+      int producers,
       int workerCount,
       int clean,
       int hold,
@@ -111,7 +116,7 @@ final class HeldXminScenario {
       throws Exception {
     Connection holder = null;
     try (SteadyFlow flow =
-        new SteadyFlow(db, inbox, name, rate, workerCount, clean + hold + after)) {
+        new SteadyFlow(db, inbox, name, rate, producers, workerCount, clean + hold + after)) {
       long t0 = flow.t0;
       sleepUntil(t0 + TimeUnit.SECONDS.toNanos(clean));
       holder = db.database.connect();

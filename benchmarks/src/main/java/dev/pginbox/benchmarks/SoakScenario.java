@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
  * start, the dead tuples and the inbox's total size at the window's end.
  *
  * <p>Parameters (system properties, defaults in brackets; durations in seconds): {@code soak.rate}
- * [1000] messages/s, {@code soak.workers} [2], {@code soak.duration} [3600, times {@code --scale},
- * at least 120], {@code soak.window} [a sixth of the duration], {@code soak.retention} [600].
+ * [1000] messages/s, {@code soak.producers} [1] (threads sending them), {@code soak.workers} [2],
+ * {@code soak.duration} [3600, times {@code --scale}, at least 120], {@code soak.window} [a sixth
+ * of the duration], {@code soak.retention} [600].
  */
 final class SoakScenario {
 
@@ -31,20 +32,27 @@ final class SoakScenario {
 
   static void run(Report report, double scale) throws Exception {
     int rate = Integer.getInteger("soak.rate", 1000);
+    int producers = Integer.getInteger("soak.producers", 1);
     int workerCount = Integer.getInteger("soak.workers", 2);
     int duration =
         Integer.getInteger("soak.duration", (int) Math.max(120, Math.round(3600 * scale)));
     int window = Integer.getInteger("soak.window", Math.max(10, duration / 6));
     int retention = Integer.getInteger("soak.retention", 600);
-    if (rate < 1 || workerCount < 1 || duration < 1 || window < 1 || retention < 1) {
+    if (rate < 1
+        || producers < 1
+        || workerCount < 1
+        || duration < 1
+        || window < 1
+        || retention < 1) {
       throw new IllegalArgumentException("soak.* settings must be positive");
     }
     report.section(
         String.format(
             Locale.ROOT,
-            "Soak: %,d msg/s (one per transaction), %d workers (batch 100), ordered by seq, %d s,"
-                + " processed retention %d s",
+            "Soak: %,d msg/s (one per transaction, %d producers), %d workers (batch 100), ordered"
+                + " by seq, %d s, processed retention %d s",
             rate,
+            producers,
             workerCount,
             duration,
             retention),
@@ -60,7 +68,8 @@ final class SoakScenario {
             + retention
             + ") WHERE inbox_name = 'soak'");
 
-    try (SteadyFlow flow = new SteadyFlow(db, inbox, name, rate, workerCount, duration)) {
+    try (SteadyFlow flow =
+        new SteadyFlow(db, inbox, name, rate, producers, workerCount, duration)) {
       long t0 = flow.t0;
       long end = t0 + TimeUnit.SECONDS.toNanos(duration);
       sleepUntil(end);

@@ -23,47 +23,71 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The steady flow {@link HeldXminScenario} and {@link SoakScenario} measure: {@code workers}
  * workers, one second of warm-up (not recorded; it also lets the workers of an ordered inbox meet),
- * the sampler and the producer, started from {@link #t0}. {@link #finish} stops the producer and
- * waits for the handlers; closing stops whatever still runs.
+ * the sampler and the producers (each sends every {@code producers}-th message of one schedule;
+ * more than one lets commits share a WAL flush), started from {@link #t0}. {@link #finish} stops
+ * the producers and waits for the handlers; closing stops whatever still runs.
  */
 final class SteadyFlow implements AutoCloseable {
   final AtomicLongArray committedAt;
   final AtomicLongArray startedAt;
   final List<Sample> samples = new CopyOnWriteArrayList<>();
   final long t0;
-  private final AtomicLong produced = new AtomicLong();
+  private final List<AtomicLong> next = new ArrayList<>();
   private final AtomicBoolean stopProducer = new AtomicBoolean();
   private final AtomicBoolean stopSampler = new AtomicBoolean();
   private final AtomicReference<Throwable> producerFailure = new AtomicReference<>();
   private final List<InboxWorker> workers = new ArrayList<>();
-  private Thread producer;
+  private final List<Thread> producers = new ArrayList<>();
   private Thread sampler;
 
-  /** For a run of {@code seconds} at {@code rate} messages/s. */
+  /** For a run of {@code seconds} at {@code rate} messages/s from {@code producerCount} threads. */
   SteadyFlow(
-      BenchDatabase db, PostgresInbox inbox, String name, int rate, int workerCount, int seconds) {
+      BenchDatabase db,
+      PostgresInbox inbox,
+      String name,
+      int rate,
+      int producerCount,
+      int workerCount,
+      int seconds) {
     String prefix = "m-";
     int capacity = (int) Math.min(Integer.MAX_VALUE - 8, (long) rate * (seconds + 30));
     committedAt = new AtomicLongArray(capacity);
     startedAt = new AtomicLongArray(capacity);
     try {
       workers.addAll(startWorkers(db, name, workerCount, prefix, startedAt));
-      produce(inbox, "w-", rate, null, new AtomicLong(), 0, () -> false, rate);
+      produce(
+          inbox, "w-", rate, null, new AtomicLong(), 0, () -> false, rate, System.nanoTime(), 0, 1);
       t0 = System.nanoTime();
       sampler = startSampler(db, name, samples, stopSampler);
-      producer =
-          new Thread(
-              () -> {
-                try {
-                  produce(
-                      inbox, prefix, rate, committedAt, produced, capacity, stopProducer::get, 0);
-                } catch (Throwable e) {
-                  producerFailure.set(e);
-                }
-              },
-              name + "-producer");
-      producer.setDaemon(true);
-      producer.start();
+      for (int p = 0; p < producerCount; p++) {
+        AtomicLong sent = new AtomicLong(p);
+        int offset = p;
+        Thread producer =
+            new Thread(
+                () -> {
+                  try {
+                    produce(
+                        inbox,
+                        prefix,
+                        rate,
+                        committedAt,
+                        sent,
+                        capacity,
+                        stopProducer::get,
+                        0,
+                        t0,
+                        offset,
+                        producerCount);
+                  } catch (Throwable e) {
+                    producerFailure.set(e);
+                  }
+                },
+                name + "-producer-" + p);
+        producer.setDaemon(true);
+        next.add(sent);
+        producers.add(producer);
+      }
+      producers.forEach(Thread::start);
     } catch (RuntimeException e) {
       close();
       throw e;
@@ -71,16 +95,18 @@ final class SteadyFlow implements AutoCloseable {
   }
 
   /**
-   * Stops the producer, waits at most {@code drainSeconds} for the handlers of what it produced and
-   * stops the sampler; returns how many messages were produced.
+   * Stops the producers, waits at most {@code drainSeconds} for the handlers of what they produced
+   * and stops the sampler; returns n, the messages 0..n-1 all sent (a few above may be too).
    */
   int finish(long drainSeconds) throws InterruptedException {
     stopProducer.set(true);
-    producer.join(TimeUnit.SECONDS.toMillis(30));
+    for (Thread producer : producers) {
+      producer.join(TimeUnit.SECONDS.toMillis(30));
+    }
     if (producerFailure.get() != null) {
       throw new IllegalStateException("producer failed", producerFailure.get());
     }
-    int n = (int) produced.get();
+    int n = (int) next.stream().mapToLong(AtomicLong::get).min().orElse(0);
     awaitHandled(startedAt, n, drainSeconds);
     stopSampler.set(true);
     sampler.join(5_000);
@@ -97,7 +123,7 @@ final class SteadyFlow implements AutoCloseable {
     stopProducer.set(true);
     stopSampler.set(true);
     try {
-      if (producer != null) {
+      for (Thread producer : producers) {
         producer.join(TimeUnit.SECONDS.toMillis(30));
       }
       if (sampler != null) {
