@@ -99,8 +99,13 @@ class DistributeInboxTest {
   @Test
   void a_distributed_inbox_keeps_its_messages_and_views_on_the_coordinator() throws Exception {
     Scenario s = Scenario.prepare(SharedCluster.get(), "kept", 10);
+    PostgresInboxManager manager =
+        PostgresInboxManager.create(SharedCluster.dataSource(SharedCluster.get().coordinatorUrl()));
     s.send(3);
+    assertThat(manager.isDistributed(s.inbox)).as("before distribute_inbox").isFalse();
     distribute(s);
+    assertThat(manager.isDistributed(s.inbox)).as("after distribute_inbox").isTrue();
+    assertThat(manager.isDistributed("no_such_inbox")).isFalse();
 
     assertThat(s.count("SELECT count(*) FROM inbox." + s.inbox + "_pending")).isEqualTo(30);
     assertThat(s.count("SELECT count(*) FROM inbox.next_" + s.inbox)).isEqualTo(10);

@@ -9,6 +9,7 @@ import dev.pginbox.inbox.TrackingSpec;
 import dev.pginbox.inbox.operations.OperatorLogEntry;
 import dev.pginbox.inbox.postgres.internal.InboxStatements;
 import dev.pginbox.inbox.postgres.internal.JdbiCalls;
+import dev.pginbox.inbox.postgres.internal.worker.connection.StartupCheck;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -222,6 +223,19 @@ public final class PostgresInboxManager implements InboxManager {
         name,
         managed.orElseThrow(
             () -> new InboxNotFoundException("inbox '" + name + "' does not exist", name, null)));
+  }
+
+  /**
+   * Whether inbox {@code name} is distributed on Citus ({@code inbox.is_distributed}): its workers
+   * then claim shard by shard, on the worker nodes (docs/scale-out.md). False for an inbox that
+   * does not exist and on a database without Citus. The question a worker asks at start.
+   */
+  public boolean isDistributed(String name) {
+    InboxNames.requireValid(name);
+    return call(
+        "read whether inbox " + name + " is distributed",
+        name,
+        h -> StartupCheck.distributed(h, name));
   }
 
   @Override

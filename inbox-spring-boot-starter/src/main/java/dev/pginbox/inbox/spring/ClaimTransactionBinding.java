@@ -26,7 +26,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * even if the handler catches the exception, the message then counts as failed, as it would in any
  * Spring transaction.
  */
-final class ClaimTransactionBinding {
+final class ClaimTransactionBinding implements HandlerScope {
 
   private final DataSource dataSource;
 
@@ -34,9 +34,9 @@ final class ClaimTransactionBinding {
     this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
   }
 
-  // Its twin takes a BatchHandler; callers always pass a typed handler, never a bare lambda.
-  @SuppressWarnings("overloads")
-  MessageHandler around(MessageHandler handler, String inbox) {
+  @Override
+  @SuppressWarnings("overloads") // see HandlerScope
+  public MessageHandler around(MessageHandler handler, String inbox) {
     return (message, tx) -> {
       ClaimConnectionHolder holder = bind(tx);
       Outcome outcome;
@@ -50,8 +50,9 @@ final class ClaimTransactionBinding {
     };
   }
 
-  @SuppressWarnings("overloads") // see the MessageHandler twin
-  BatchHandler around(BatchHandler handler, String inbox) {
+  @Override
+  @SuppressWarnings("overloads") // see HandlerScope
+  public BatchHandler around(BatchHandler handler, String inbox) {
     return (List<InboxMessage> batch, InboxTransaction tx) -> {
       ClaimConnectionHolder holder = bind(tx);
       BatchResult result;

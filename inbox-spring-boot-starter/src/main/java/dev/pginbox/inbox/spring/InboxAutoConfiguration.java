@@ -1,6 +1,7 @@
 package dev.pginbox.inbox.spring;
 
 import dev.pginbox.inbox.postgres.PostgresInboxManager;
+import dev.pginbox.inbox.postgres.spi.NodeDataSources;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -97,6 +98,7 @@ public class InboxAutoConfiguration {
       ObjectProvider<DataSourceProperties> dataSourceProperties,
       ObjectProvider<PlatformTransactionManager> transactions,
       ObjectProvider<PostgresInboxManager> manager,
+      ObjectProvider<NodeDataSources> nodeDataSources,
       ObjectProvider<InboxProperties> properties,
       ObjectProvider<PayloadCodec> codec,
       ObjectProvider<ObservationRegistry> observations,
@@ -109,6 +111,7 @@ public class InboxAutoConfiguration {
                 workerConnections(dataSource.getObject(), dataSourceProperties.getIfUnique()),
                 transactions.getIfUnique(),
                 manager.getObject(),
+                nodeDataSources.getIfUnique(),
                 properties.getObject(),
                 codec.getObject(),
                 observations.getIfUnique(() -> ObservationRegistry.NOOP),

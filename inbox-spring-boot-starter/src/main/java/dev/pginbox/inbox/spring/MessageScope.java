@@ -27,7 +27,7 @@ import org.springframework.util.ClassUtils;
  *       each of its messages gets a failed attempt.
  * </ul>
  */
-final class MessageScope {
+final class MessageScope implements HandlerScope {
 
   private static final boolean JPA =
       ClassUtils.isPresent(
@@ -41,9 +41,9 @@ final class MessageScope {
     this.entityManagerFactories = JPA ? Jpa.factories(beans) : List.of();
   }
 
-  // Its twin takes a BatchHandler; callers always pass a typed handler, never a bare lambda.
-  @SuppressWarnings("overloads")
-  MessageHandler around(MessageHandler handler, String inbox) {
+  @Override
+  @SuppressWarnings("overloads") // see HandlerScope
+  public MessageHandler around(MessageHandler handler, String inbox) {
     return (message, tx) -> {
       Outcome outcome;
       try {
@@ -66,8 +66,9 @@ final class MessageScope {
     };
   }
 
-  @SuppressWarnings("overloads") // see the MessageHandler twin
-  BatchHandler around(BatchHandler handler, String inbox) {
+  @Override
+  @SuppressWarnings("overloads") // see HandlerScope
+  public BatchHandler around(BatchHandler handler, String inbox) {
     return (batch, tx) -> {
       BatchResult result;
       try {

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.postgresql.ds.common.BaseDataSource;
 
 /**
@@ -32,7 +31,7 @@ public final class ShardNodes {
       return new ShardNodes(given);
     }
     if (coordinator instanceof BaseDataSource pgjdbc) {
-      return new ShardNodes((host, port) -> copy(pgjdbc, host, port));
+      return new ShardNodes(NodeDataSources.copiesOf(pgjdbc));
     }
     throw new InboxException(
         "inbox "
@@ -44,17 +43,6 @@ public final class ShardNodes {
             + ")",
         inbox,
         null);
-  }
-
-  /** The same database, user, password and settings as {@code source}, at the node. */
-  static PGSimpleDataSource copy(BaseDataSource source, String host, int port) {
-    PGSimpleDataSource copy = new PGSimpleDataSource();
-    copy.setURL(source.getURL());
-    copy.setUser(source.getUser());
-    copy.setPassword(source.getPassword());
-    copy.setServerNames(new String[] {host});
-    copy.setPortNumbers(new int[] {port});
-    return copy;
   }
 
   /** The Jdbi of the node at {@code host}:{@code port}, made when first asked for. */

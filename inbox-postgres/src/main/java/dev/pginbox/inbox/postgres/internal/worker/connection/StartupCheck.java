@@ -2,10 +2,12 @@ package dev.pginbox.inbox.postgres.internal.worker.connection;
 
 import dev.pginbox.inbox.InboxException;
 import dev.pginbox.inbox.InboxNotFoundException;
+import dev.pginbox.inbox.postgres.sql.SqlFiles;
 import java.io.IOException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,6 +97,20 @@ public final class StartupCheck {
         wc.statement(WorkerSql.INBOX_DISTRIBUTED).setString("inbox", inbox).executeQuery()) {
       return rs.next() && rs.getBoolean(1);
     }
+  }
+
+  /**
+   * Whether {@code inbox} is distributed, read through {@code handle} on the coordinator: the
+   * statement of {@link #distributed(WorkerConnection, String)}, for the manager to ask before a
+   * worker exists. False for an inbox that does not exist.
+   */
+  public static boolean distributed(Handle handle, String inbox) {
+    return handle
+        .createQuery(SqlFiles.get(WorkerConnection.class, WorkerSql.INBOX_DISTRIBUTED.fileName()))
+        .bind("inbox", inbox)
+        .mapTo(Boolean.class)
+        .findOne()
+        .orElse(false);
   }
 
   /**

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pginbox.inbox.InboxException;
+import dev.pginbox.inbox.postgres.spi.NodeDataSources;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.util.logging.Logger;
@@ -22,7 +23,8 @@ class ShardNodesTest {
     coordinator.setUser("inbox_worker");
     coordinator.setPassword("s3cret");
 
-    PGSimpleDataSource node = ShardNodes.copy(coordinator, "node-2", 6432);
+    PGSimpleDataSource node =
+        (PGSimpleDataSource) NodeDataSources.copiesOf(coordinator).forNode("node-2", 6432);
 
     assertThat(node.getServerNames()).containsExactly("node-2");
     assertThat(node.getPortNumbers()).containsExactly(6432);
