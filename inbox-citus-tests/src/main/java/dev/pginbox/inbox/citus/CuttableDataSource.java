@@ -1,6 +1,7 @@
 package dev.pginbox.inbox.citus;
 
 import java.io.PrintWriter;
+import java.net.ConnectException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
@@ -11,8 +12,8 @@ import javax.sql.DataSource;
 
 /**
  * A worker's way to its database that a test can cut, as a crash or a network partition would:
- * every connection it handed out is aborted (the server rolls back), and no new one is opened. The
- * worker's threads run on but reach nothing: its leases expire.
+ * every connection it handed out is aborted (the server rolls back), and no new one is opened until
+ * the line is restored. The worker's threads run on but reach nothing: its leases expire.
  */
 final class CuttableDataSource implements DataSource {
 
@@ -46,10 +47,17 @@ final class CuttableDataSource implements DataSource {
     }
   }
 
+  /** Opens new connections again (the database is back); those cut stay cut. */
+  void restore() {
+    line.cut = false;
+  }
+
   @Override
   public Connection getConnection() throws SQLException {
     if (line.cut) {
-      throw new SQLException("cut off by the test", "08001");
+      // As pgJDBC reports a connection that could not be made: an I/O failure, worth retrying.
+      throw new SQLException(
+          "cut off by the test", "08001", new ConnectException("cut off by the test"));
     }
     Connection c = target.getConnection();
     line.opened.add(c);

@@ -11,6 +11,7 @@ import dev.pginbox.inbox.InvalidInboxArgumentException;
 import dev.pginbox.inbox.MessageHandler;
 import dev.pginbox.inbox.Outcome;
 import dev.pginbox.inbox.PartitionAssignment;
+import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.WorkerOptions;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import java.time.Duration;
@@ -25,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * distributed at start and claims shard by shard. Two workers share the shards and handle every
  * message once, in order per aggregate, their writes to the co-located table on the claim's node;
  * when one is cut off, the other takes its shards over once their leases expire and drains the
- * rest. A batch handler works there too; what a shard's claim cannot do is refused at start.
+ * rest. A worker started while the coordinator is unreachable finds out once it answers. A batch
+ * handler works there too; what a shard's claim cannot do is refused at start.
  */
 class DistributedWorkerTest {
 
@@ -67,6 +69,46 @@ class DistributedWorkerTest {
       b.stop();
       a.stop();
     }
+    s.assertEveryMessageHandledOnceInOrder();
+  }
+
+  @Test
+  void a_worker_started_while_the_coordinator_is_unreachable_claims_shard_by_shard_once_it_answers()
+      throws Exception {
+    CitusCluster cluster = SharedCluster.get();
+    Scenario s = Scenario.distributed(cluster, "unreachable", 20);
+    int shards = (int) s.count("SELECT count(*) FROM inbox.inbox_shards('" + s.inbox + "')");
+    s.send(3);
+    CuttableDataSource cuttable =
+        new CuttableDataSource(SharedCluster.dataSource(cluster.coordinatorUrl()));
+    cuttable.cut();
+    AtomicInteger lost = new AtomicInteger();
+    InboxWorker worker =
+        worker(cuttable, s, "late", s.handler())
+            .nodeDataSources(
+                (host, port) ->
+                    cuttable.sameLine(SharedCluster.dataSource(CitusCluster.url(host, port))))
+            .listener(
+                new WorkerListener() {
+                  @Override
+                  public void onConnectionLost(Throwable error, Duration retryIn) {
+                    lost.incrementAndGet();
+                  }
+                })
+            .build();
+    worker.start();
+    try {
+      await().atMost(WAIT).until(() -> lost.get() >= 2);
+      assertThat(worker.isRunning()).isTrue();
+      cuttable.restore();
+      // A single-server worker would hold the one partition of its automatic assignment.
+      await().atMost(WAIT).until(() -> worker.heldPartitions().size() == shards);
+      s.send(2);
+      await().atMost(WAIT).until(() -> s.processedMessages() == s.sent());
+    } finally {
+      worker.stop();
+    }
+    assertThat(worker.failure()).isEmpty();
     s.assertEveryMessageHandledOnceInOrder();
   }
 

@@ -9,6 +9,7 @@ import dev.pginbox.inbox.WorkerListener;
 import dev.pginbox.inbox.postgres.PostgresInboxWorker;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -240,5 +241,45 @@ class ConnectionLossTest extends WorkerTestSupport {
     // The listener reconnects on its own backoff schedule, so "connected" may be reported after the
     // processors have already committed through their own, newer connections.
     await().atMost(Duration.ofSeconds(20)).until(() -> events.connected.get() > 0);
+  }
+
+  @Test
+  void stopping_a_worker_whose_database_never_answered_returns_promptly_and_leaves_no_thread()
+      throws InterruptedException {
+    String inbox = newInbox("neveranswered");
+    RefusingDataSource ds = new RefusingDataSource(dataSource(), true);
+    RecordingListener events = new RecordingListener();
+    InboxWorker worker =
+        track(
+            PostgresInboxWorker.builder(ds, options(inbox, true).build())
+                .listener(events)
+                .handler((m, tx) -> Outcome.processed())
+                .build());
+    worker.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> events.connectionsLost.get() >= 2);
+    assertThat(worker.isRunning()).isTrue();
+    assertThat(workerThreads(inbox)).isNotEmpty();
+
+    worker.stop();
+    assertThat(worker.awaitTermination(Duration.ZERO)).isTrue();
+    assertThat(worker.isRunning()).isFalse();
+    assertThat(worker.failure()).isEmpty();
+    assertThat(workerThreads(inbox)).isEmpty();
+    // Nothing left to start a run once the database answers.
+    ds.refuse.set(false);
+    insert(inbox, "m", 0, 5, 5);
+    await()
+        .during(Duration.ofSeconds(1))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> workerThreads(inbox).isEmpty() && events.committed.get() == 0);
+  }
+
+  /** The live threads of the worker of {@code inbox} (they are named {@code inbox-<name>-...}). */
+  private static List<String> workerThreads(String inbox) {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(Thread::isAlive)
+        .map(Thread::getName)
+        .filter(name -> name.startsWith("inbox-" + inbox + "-"))
+        .toList();
   }
 }

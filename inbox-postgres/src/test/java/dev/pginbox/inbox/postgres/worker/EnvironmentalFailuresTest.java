@@ -109,6 +109,25 @@ class EnvironmentalFailuresTest extends WorkerTestSupport {
   }
 
   @Test
+  void a_missing_inbox_found_once_the_database_answers_fails_the_worker_instead_of_retrying() {
+    RefusingDataSource ds = new RefusingDataSource(dataSource(), true);
+    InboxWorker worker =
+        track(
+            // Poll only: no LISTEN connection, whose missing channel would tell it too.
+            PostgresInboxWorker.builder(ds, options("not_created_yet", false).build())
+                .handler((m, tx) -> Outcome.processed())
+                .build());
+    worker.start(); // the database is unreachable: the start cannot check the inbox yet
+    assertThat(worker.isRunning()).isTrue();
+    ds.refuse.set(false);
+    await().atMost(Duration.ofSeconds(20)).until(() -> worker.failure().isPresent());
+    assertThat(worker.failure().get())
+        .isInstanceOf(InboxNotFoundException.class)
+        .hasMessageContaining("not_created_yet");
+    await().atMost(Duration.ofSeconds(20)).until(() -> !worker.isRunning());
+  }
+
+  @Test
   void the_start_check_opens_no_connection_of_its_own() {
     String inbox = newInbox("startconn");
     insert(inbox, "m", 0, 10, 10);

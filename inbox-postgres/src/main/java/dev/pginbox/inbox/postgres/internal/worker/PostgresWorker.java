@@ -2,6 +2,7 @@ package dev.pginbox.inbox.postgres.internal.worker;
 
 import dev.pginbox.inbox.InboxWorker;
 import dev.pginbox.inbox.postgres.internal.worker.connection.StartupCheck;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Optional;
@@ -14,10 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The PostgreSQL {@link InboxWorker}: its lifecycle (at most one {@link RunningWorker} at a time:
- * start makes one, stop ends it), the failure that stopped it, and {@link #runOnce()} ({@link
- * RunOnce}). The only public way into this package, used by {@code
- * dev.pginbox.inbox.postgres.PostgresInboxWorker}.
+ * The PostgreSQL {@link InboxWorker}: its lifecycle (at most one {@link Run} at a time: start makes
+ * one, stop ends it; a {@link PendingRun} while the database has not answered yet), the failure
+ * that stopped it, and {@link #runOnce()} ({@link RunOnce}). The only public way into this package,
+ * used by {@code dev.pginbox.inbox.postgres.PostgresInboxWorker}.
  */
 public final class PostgresWorker implements InboxWorker {
 
@@ -46,21 +47,48 @@ public final class PostgresWorker implements InboxWorker {
     if (run != null) {
       throw new IllegalStateException("worker for inbox " + ctx.inbox() + " is already running");
     }
-    // Before anything that stop() would wait for: a start that fails leaves nothing running.
-    StartupCheck.Checked checked =
-        StartupCheck.verify(
-            ctx.jdbi(),
-            ctx.inbox(),
-            ctx.options().processingTimeout(),
-            ctx.given().boundary() == null);
+    failure.set(null);
+    // The check and the run's own refusals come before any thread: a start that fails leaves
+    // nothing running.
+    Run started;
+    try {
+      started = startRun(check());
+    } catch (SQLException unreachable) {
+      // Nobody can tell yet whether the inbox is distributed: the run is chosen when it answers.
+      PendingRun pending = new PendingRun(ctx, this::fail, this::check, this::startRun);
+      LOG.info(
+          "inbox {}: the database is not reachable at start ({}); worker {} keeps trying and"
+              + " starts claiming once it answers",
+          ctx.inbox(),
+          unreachable.getMessage(),
+          ctx.config().workerId());
+      pending.start(unreachable);
+      started = pending;
+    }
+    terminated = new CountDownLatch(1);
+    run = started;
+  }
+
+  /** The start check; a mistake trying again cannot fix throws an {@code InboxException}. */
+  private StartupCheck.Checked check() throws SQLException {
+    return StartupCheck.verify(
+        ctx.jdbi(), ctx.inbox(), ctx.options().processingTimeout(), ctx.given().boundary() == null);
+  }
+
+  /**
+   * Starts the run the check's answer calls for: shard by shard on a distributed inbox (refusing
+   * first what a shard's claim cannot do), the single server's otherwise.
+   */
+  private Run startRun(StartupCheck.Checked checked) {
+    Run started;
     if (checked.distributed()) {
-      ShardRun shards = new ShardRun(ctx, this::fail); // refuses what a shard's claim cannot do
-      begin(shards);
+      ShardRun shards = new ShardRun(ctx, this::fail);
       shards.start();
+      started = shards;
     } else {
       RunningWorker single = new RunningWorker(ctx, this::fail);
-      begin(single);
       single.start(checked.connection());
+      started = single;
     }
     LOG.info(
         "inbox {}: worker {} started (batch size {}, concurrency {}{}, {})",
@@ -72,12 +100,7 @@ public final class PostgresWorker implements InboxWorker {
         checked.distributed()
             ? "distributed: shard by shard, poll only"
             : ctx.options().listen() ? "LISTEN" : "poll only");
-  }
-
-  private void begin(Run started) {
-    failure.set(null);
-    terminated = new CountDownLatch(1);
-    run = started;
+    return started;
   }
 
   @Override

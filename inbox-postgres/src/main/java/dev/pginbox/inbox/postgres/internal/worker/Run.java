@@ -2,7 +2,8 @@ package dev.pginbox.inbox.postgres.internal.worker;
 
 /**
  * One start..stop of a worker, as {@link PostgresWorker} sees it: {@link RunningWorker} on a single
- * server, {@link ShardRun} on a distributed inbox.
+ * server, {@link ShardRun} on a distributed inbox, {@link PendingRun} (one of those two once the
+ * database answers) when it did not answer at start.
  */
 interface Run {
 

@@ -8,10 +8,12 @@
  *       dev.pginbox.inbox.postgres.internal.worker.WorkerConfig} (what it is configured with) and
  *       {@link dev.pginbox.inbox.postgres.internal.worker.WorkerDependencies} (what it is given);
  *       {@link dev.pginbox.inbox.postgres.internal.worker.RunningWorker} (the threads of one
- *       start..stop), {@link dev.pginbox.inbox.postgres.internal.worker.Processor} (a processing
- *       thread), {@link dev.pginbox.inbox.postgres.internal.worker.Watchdog} (the processing
- *       timeout), {@link dev.pginbox.inbox.postgres.internal.worker.PeriodicTasks} (gauges, peers,
- *       retention, leases).
+ *       start..stop), {@link dev.pginbox.inbox.postgres.internal.worker.PendingRun} (a start the
+ *       database did not answer: it chooses the run once it does), {@link
+ *       dev.pginbox.inbox.postgres.internal.worker.Processor} (a processing thread), {@link
+ *       dev.pginbox.inbox.postgres.internal.worker.Watchdog} (the processing timeout), {@link
+ *       dev.pginbox.inbox.postgres.internal.worker.PeriodicTasks} (gauges, peers, retention,
+ *       leases).
  *   <li>{@code .wake}: from a notification to an order to claim (listener, coordinator, claim
  *       queue).
  *   <li>{@code .batch}: one batch in one transaction, ending in a {@code BatchOutcome}; it reaches

@@ -56,26 +56,7 @@ public final class ReconnectLoop {
           if (run.stopping()) {
             return;
           }
-          if (SqlStates.isStandby(e)) {
-            Standby.refused(events, options.inbox(), role, e);
-            run.sleep(Standby.RETRY);
-            continue;
-          }
-          Duration delay = backoff.next();
-          String state = e.getSQLState();
-          if (SqlStates.isEnvironmental(state)) {
-            events.refused(role, state, SqlStates.describe(e), e, delay);
-            run.sleep(delay);
-            continue;
-          }
-          LOG.warn(
-              "inbox {}: {} connection failed ({}); retrying in {} ms",
-              options.inbox(),
-              role,
-              SqlStates.describe(e),
-              delay.toMillis());
-          events.connectionLost(e, delay, reportsState);
-          run.sleep(delay);
+          run.sleep(failed(e, role, reportsState, backoff));
         } finally {
           if (wc != null) {
             run.closed(wc);
@@ -86,5 +67,30 @@ public final class ReconnectLoop {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /**
+   * Reports a failed connection of {@code role} (a standby, a refusal of the database's set-up, or
+   * a lost connection) and returns how long to wait before the next attempt.
+   */
+  public Duration failed(SQLException e, String role, boolean reportsState, Backoff backoff) {
+    if (SqlStates.isStandby(e)) {
+      Standby.refused(events, options.inbox(), role, e);
+      return Standby.RETRY;
+    }
+    Duration delay = backoff.next();
+    String state = e.getSQLState();
+    if (SqlStates.isEnvironmental(state)) {
+      events.refused(role, state, SqlStates.describe(e), e, delay);
+      return delay;
+    }
+    LOG.warn(
+        "inbox {}: {} connection failed ({}); retrying in {} ms",
+        options.inbox(),
+        role,
+        SqlStates.describe(e),
+        delay.toMillis());
+    events.connectionLost(e, delay, reportsState);
+    return delay;
   }
 }

@@ -9,39 +9,39 @@ import java.sql.SQLException;
 import java.time.Duration;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * What start() checks before any thread runs, so that a mistake in the set-up fails the start with
  * a clear exception instead of being retried every backoff forever: the inbox exists, and the
  * database accepts the worker's connection settings and credentials. A database that is merely
- * unreachable (down, restarting, a network hiccup) does not fail the start: the worker starts and
- * keeps trying, as it does after any lost connection.
+ * unreachable (down, restarting, a network hiccup) does not fail the start: the check throws the
+ * {@link SQLException}, and the worker starts, runs the check again with its reconnect backoff and
+ * chooses how to claim (on a single server or shard by shard) once the database answers.
  *
  * <p>The check's connection is the first processor's: opened as the processor opens its own and
  * handed over idle, so a start costs no connection more than the worker keeps.
  */
 public final class StartupCheck {
 
-  private static final Logger LOG = LoggerFactory.getLogger(StartupCheck.class);
-
   private StartupCheck() {}
 
   /**
    * What the check found: the connection for the first processor (null: none handed over) and
-   * whether the inbox is distributed (Citus), which its worker claims shard by shard; false when
-   * the database was not reachable.
+   * whether the inbox is distributed (Citus), which its worker claims shard by shard.
    */
   public record Checked(WorkerConnection connection, boolean distributed) {}
 
   /**
-   * Returns the connection it checked on, idle, for the first processor: null when the database was
-   * not reachable or {@code handOver} is false (the application's boundary gives the processors
-   * their connections); and whether the inbox is distributed.
+   * Returns the connection it checked on, idle, for the first processor (null when {@code handOver}
+   * is false: the application's boundary gives the processors their connections, or when the inbox
+   * is distributed), and whether the inbox is distributed.
+   *
+   * @throws InboxException a mistake trying again cannot fix ({@link InboxNotFoundException} for a
+   *     missing inbox)
+   * @throws SQLException the database did not answer; trying again may work
    */
   public static Checked verify(
-      Jdbi jdbi, String inbox, Duration processingTimeout, boolean handOver) {
+      Jdbi jdbi, String inbox, Duration processingTimeout, boolean handOver) throws SQLException {
     WorkerConnection wc = null;
     boolean handedOver = false;
     try {
@@ -78,12 +78,7 @@ public final class StartupCheck {
             e.getSQLState(),
             false);
       }
-      LOG.warn(
-          "inbox {}: the database is not reachable at start ({}); the worker starts and keeps"
-              + " trying",
-          inbox,
-          e.getMessage());
-      return new Checked(null, false);
+      throw e;
     } finally {
       if (wc != null && !handedOver) {
         wc.close();
