@@ -147,7 +147,7 @@ FROM (SELECT nextval('bench_ids') AS n) s;
 EOF
   echo "SELECT count(*) FROM inbox.claim_held($BATCH);" > "$WORK/claim.sql"
   # One row a second. processed = produced - pending: the sequence is read without a scan (a message
-  # whose INSERT has not committed yet counts as processed for that sample, one at most).
+  # whose INSERT has not committed yet counts as processed for that sample, one per producer at most).
   # The pending count must not itself walk what vacuum cannot remove: a count(*) over the claim
   # index read every claimed entry kept by the held horizon, 1-2 s of a core per sample after
   # 800,000 claimed, which starved the producer and made the rig measure itself. It counts from
