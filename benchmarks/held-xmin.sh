@@ -28,8 +28,14 @@
 #
 # Parameters (environment, with defaults):
 #   RATE=1000 PRODUCERS=1 CONSUMERS=2 BATCH=100 CLEAN=60 HOLD=180 AFTER=60 (seconds) AUTOVACUUM_NAPTIME=1s
-#   MODE=plain|ordered  ordered: inbox.enable_inbox_ordering('held') after create_inbox; the
-#                       messages are spread over 1,000 aggregate ids 'agg-' || (n % 1000) either way
+#   MODE=plain|ordered|tracked|tracked-front  ordered: inbox.enable_inbox_ordering('held') after
+#                       create_inbox; the messages are spread over 1,000 aggregate ids
+#                       'agg-' || (n % 1000) either way. tracked: an application's table app.held
+#                       tracked as inbox "held" (enable_inbox_tracking) with its identity column
+#                       "arrival" as the arrival column, claimed through the index
+#                       (arrival) WHERE processed_at IS NULL; tracked-front: the same table without
+#                       an arrival column, claimed in received_at, event_id order through
+#                       (received_at, event_id) WHERE processed_at IS NULL (docs/consuming.md)
 #   SEQUENCE=seq|received_at  an ordered inbox's sequence column (seq: arrival, enable_inbox_ordering's
 #                       default for a managed inbox)
 #   CLAIM_RATE=200      the consumers' pace when claims are fast (pgbench -R, claims/s over all
@@ -96,7 +102,7 @@ if [ "$TARGET" = pgq ] && [ "$CONSUMERS" != 1 ]; then
   echo "TARGET=pgq needs CONSUMERS=1: PgQ hands a consumer's batches to one process at a time" >&2
   exit 2
 fi
-case "$MODE" in plain | ordered) ;; *) echo "MODE must be plain or ordered, got $MODE" >&2; exit 2 ;; esac
+case "$MODE" in plain | ordered | tracked | tracked-front) ;; *) echo "MODE must be plain, ordered, tracked or tracked-front, got $MODE" >&2; exit 2 ;; esac
 case "$SEQUENCE" in received_at | seq) ;; *) echo "SEQUENCE must be received_at or seq, got $SEQUENCE" >&2; exit 2 ;; esac
 export BENCH_PG_PORT=${BENCH_PG_PORT:-25441}
 export BENCH_PG_DATA=${BENCH_PG_DATA:-/tmp/inbox-bench-heldxmin}
@@ -133,7 +139,9 @@ setup_inbox() {
   fi
   "${PSQL[@]}" -f "$SQL_DIR/install.sql" >/dev/null
   "${PSQL[@]}" -c "ALTER SYSTEM SET autovacuum_naptime = '$AUTOVACUUM_NAPTIME'" -c "SELECT pg_reload_conf()" \
-    -c "SELECT inbox.create_inbox('held')" -c "CREATE SEQUENCE bench_ids" >/dev/null
+    -c "CREATE SEQUENCE bench_ids" >/dev/null
+  case "$MODE" in tracked*) setup_tracked; return ;; esac
+  "${PSQL[@]}" -c "SELECT inbox.create_inbox('held')" >/dev/null
   [ "$MODE" = ordered ] && "${PSQL[@]}" -c "SELECT inbox.enable_inbox_ordering('held', 'aggregate_id', '$SEQUENCE')" >/dev/null
   "${PSQL[@]}" -c "VACUUM ANALYZE inbox.held" -c CHECKPOINT >/dev/null
   LEVEL=$("${PSQL[@]}" -c "SELECT inbox.priority_of_held('order.placed', 'bench', 'agg-0')")
@@ -170,6 +178,51 @@ FROM (SELECT last_value AS last_seq FROM inbox.held_seq_seq) q,
      pg_stat_user_tables s WHERE s.relid = 'inbox.held'::regclass;
 EOF
   UNDER_TEST="sql/inbox of $SQL_FROM (MODE=$MODE SEQUENCE=$SEQUENCE)"
+}
+
+# MODE=tracked and tracked-front: the same flow into an application's table. The sampler counts the
+# pending backlog from :lo as for a managed inbox, through the index the claim walks: the lowest
+# pending arrival of the previous sample (or ten below the last one taken), or with tracked-front
+# the lowest pending received_at as an epoch (or ten seconds before the sample).
+setup_tracked() {
+  local arrival=NULL index="(arrival)" from="m.arrival >= :lo" lowest="min(m.arrival)"
+  local none="greatest((SELECT last_value FROM app.held_arrival_seq) - 10, 0)"
+  if [ "$MODE" = tracked-front ]; then
+    index="(received_at, event_id)" from="m.received_at >= to_timestamp(:lo) - interval '1 ms'"
+    lowest="extract(epoch FROM min(m.received_at))" none="extract(epoch FROM clock_timestamp()) - 10"
+  else
+    arrival="'arrival'"
+  fi
+  "${PSQL[@]}" >/dev/null <<EOF
+CREATE SCHEMA app;
+CREATE TABLE app.held (event_id text PRIMARY KEY, event_type text NOT NULL, aggregate_id text, payload jsonb,
+                       arrival bigint GENERATED ALWAYS AS IDENTITY,
+                       received_at timestamptz NOT NULL DEFAULT now(), processed_at timestamptz);
+CREATE INDEX held_waiting ON app.held $index WHERE processed_at IS NULL;
+SELECT inbox.enable_inbox_tracking('held', 'app.held', p_arrival_column => $arrival);
+VACUUM ANALYZE app.held;
+CHECKPOINT;
+EOF
+  cat > "$WORK/produce.sql" <<'EOF'
+INSERT INTO app.held (event_id, event_type, aggregate_id, payload)
+SELECT 'e' || n, 'order.placed', 'agg-' || (n % 1000), '{"order":"ORD-000000","amount":4999}'
+FROM (SELECT nextval('bench_ids') AS n) s;
+EOF
+  echo "SELECT count(*) FROM inbox.claim_held($BATCH);" > "$WORK/claim.sql"
+  cat > "$WORK/sample.sql" <<EOF
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT extract(epoch FROM clock_timestamp()),
+       (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM bench_ids),
+       p.n, s.n_dead_tup, s.autovacuum_count,
+       pg_total_relation_size('app.held'), pg_indexes_size('app.held'),
+       (SELECT coalesce(max(age(backend_xmin)), 0) FROM pg_stat_activity WHERE pid <> pg_backend_pid()),
+       (pg_current_wal_lsn() - '0/0'::pg_lsn)::bigint,
+       coalesce(p.lowest, $none)
+FROM (SELECT count(*) AS n, $lowest AS lowest FROM app.held m WHERE m.processed_at IS NULL AND $from) p,
+     pg_stat_user_tables s WHERE s.relid = 'app.held'::regclass;
+EOF
+  UNDER_TEST="sql/inbox of $SQL_FROM (MODE=$MODE)"
 }
 
 # PgQ: events go to the queue's current event table (rotated, and truncated once the consumer has

@@ -22,6 +22,7 @@ SET LOCAL client_min_messages = warning;
 \ir steps/0003_failure_history.sql
 \ir steps/0004_dead_letters_by_aggregate.sql
 \ir steps/0005_heads_from_the_order_floor.sql
+\ir steps/0006_tracked_arrival_column.sql
 \ir definitions/catalog_functions.sql
 \ir definitions/names_and_hashing.sql
 \ir definitions/create_inbox.sql

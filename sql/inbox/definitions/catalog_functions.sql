@@ -12,8 +12,8 @@ DO $$
 DECLARE
     v_installed integer := (SELECT max(s.step) FROM inbox.schema_steps s);
 BEGIN
-    IF v_installed > 5 THEN
-        RAISE EXCEPTION 'the inbox SQL API in this database has schema version %, newer than these files (5)', v_installed
+    IF v_installed > 6 THEN
+        RAISE EXCEPTION 'the inbox SQL API in this database has schema version %, newer than these files (6)', v_installed
             USING ERRCODE = 'object_not_in_prerequisite_state', HINT = 'install the newer release''s SQL';
     END IF;
 END;

@@ -178,6 +178,11 @@ $$;
 -- bucket mask, walked level by level without the mask otherwise. p_levels are the inbox's priority levels (its map's
 -- values and default); the sweep adds any other level it finds. The table's seq sequence must not
 -- be cached (CACHE 1, as create_inbox makes it). Returns the new state.
+-- A tracked table with an arrival column (enable_inbox_tracking) has floors on that column, one
+-- level (p_levels {0}) whatever its priorities: the same rules hold, as its INSERTs take the
+-- column's value from its sequence (CACHE 1, checked when tracking starts) under their lock on
+-- the table or a partition of it, and its replays move inbox.claim_floor_resets under that lock
+-- (inbox.tracked_replay). A value the application sets itself below the floors waits for the sweep.
 -- The state is kept in the setting p_key: inbox.claim_floor_key for claims
 -- (inbox.advance_claim_floors); the operator functions keep floors of their own
 -- (inbox.operator_levels_sql), so a session that claims and reads health keeps its claim floors.
@@ -190,6 +195,10 @@ AS $$
 DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_table regclass := inbox.inbox_table(c)::regclass;
+    -- The table and its partitions (a tracked table may be partitioned): an INSERT locks the one
+    -- it names, and the partitions its rows go to. (pg_partition_tree has no row for a table that
+    -- is not partitioned.)
+    v_tables oid[] := ARRAY(SELECT v_table::oid UNION SELECT t.relid FROM pg_partition_tree(v_table) t);
     v_s text[] := string_to_array(current_setting(p_key, true), ';');
     v_now bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
     -- The same text as the claim's (generated_claim_floors).
@@ -216,9 +225,9 @@ DECLARE
     -- The first waiting message (claimable or backing off) of a level at or above a seq, of those
     -- {{passing}} does not pass.
     v_first_template text := inbox.sql_template(
-        'SELECT c.seq FROM {{table}} c WHERE {{pending}}
-           AND ($1 IS NULL OR get_bit($1, c.bucket) = 1) AND c.priority = $2 AND c.seq >= $3{{passing}}
-         ORDER BY c.priority, c.seq LIMIT 1', v || '{"passing": "{{passing}}"}');
+        'SELECT {{floor_seq}} FROM {{table}} c WHERE {{pending}}
+           AND ($1 IS NULL OR get_bit($1, {{bucket}}) = 1) AND {{floor_level}} = $2 AND {{floor_seq}} >= $3{{passing}}
+         ORDER BY {{floor_order}} LIMIT 1', v || '{"passing": "{{passing}}"}');
     -- On an inbox ordered by seq (p_seq_aggregate: its aggregate column, from the caller, so that
     -- a claim reads no catalog here): the messages a dead letter of their aggregate holds back (the
     -- aggregate's earlier dead letter, through <name>_ordering_dead_idx, looked for only when the
@@ -258,15 +267,15 @@ BEGIN
 
     IF current_setting('transaction_isolation') = 'read committed'
        AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = pg_backend_pid() AND l.locktype = 'relation'
-                       AND l.relation = v_table AND l.mode = 'RowExclusiveLock') THEN
+                       AND l.relation = ANY (v_tables) AND l.mode = 'RowExclusiveLock') THEN
         IF v_now >= v_sweep_after THEN
             -- Every level with a waiting message (a loose index scan), and the inbox's own.
             EXECUTE inbox.sql_template($q$WITH RECURSIVE lv AS (
-                    (SELECT c.priority FROM {{table}} c WHERE {{pending}}
-                     ORDER BY c.priority, c.seq LIMIT 1)
+                    (SELECT {{floor_level}} AS priority FROM {{table}} c WHERE {{pending}}
+                     ORDER BY {{floor_order}} LIMIT 1)
                     UNION ALL
-                    SELECT (SELECT c.priority FROM {{table}} c WHERE {{pending}}
-                              AND c.priority > lv.priority ORDER BY c.priority, c.seq LIMIT 1)
+                    SELECT (SELECT {{floor_level}} FROM {{table}} c WHERE {{pending}}
+                              AND {{floor_level}} > lv.priority ORDER BY {{floor_order}} LIMIT 1)
                     FROM lv WHERE lv.priority IS NOT NULL)
                 SELECT array_agg(lv.priority) FROM lv WHERE lv.priority IS NOT NULL$q$, v)
                 INTO v_found;
@@ -294,9 +303,9 @@ BEGIN
         IF v_candidate IS NULL THEN
             -- A candidate: the last seq taken, then who may still be taking seqs up to it (a
             -- transaction takes the lock before its first seq and holds it to its end).
-            v_candidate := coalesce(pg_sequence_last_value(pg_get_serial_sequence(v_table::text, 'seq')::regclass), 0);
+            v_candidate := coalesce(pg_sequence_last_value(inbox.arrival_sequence(c)), 0);
             v_holders := ARRAY(SELECT l.virtualtransaction FROM pg_locks l
-                               WHERE l.locktype = 'relation' AND l.relation = v_table
+                               WHERE l.locktype = 'relation' AND l.relation = ANY (v_tables)
                                  AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
                                  AND l.mode = 'RowExclusiveLock' AND l.pid IS DISTINCT FROM pg_backend_pid());
         END IF;
@@ -333,6 +342,14 @@ BEGIN
     RETURN array_to_string(v_s, ';');
 END;
 $$;
+
+-- The sequence that fills the column the claim floors bound (floor_seq in inbox.vocabulary): a
+-- managed inbox's seq, a tracked table's arrival column; NULL for a tracked table without one.
+CREATE OR REPLACE FUNCTION inbox.arrival_sequence(c inbox.inbox_config)
+RETURNS regclass
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT pg_get_serial_sequence(inbox.inbox_table(c), CASE WHEN c.managed THEN 'seq' ELSE c.arrival_column END)::regclass $$;
 
 -- The setting that keeps a session's claim floors: one for claims of every bucket, one for claims
 -- with a bucket mask. A worker spread over the buckets claims its own every time but every eighth,

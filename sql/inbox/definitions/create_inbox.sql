@@ -84,7 +84,12 @@ $$;
 --   failing_since, last_failed_at, died_at, attempts: the failure history (inbox.failure_history;
 --                  a tracked table's in its side table, probed by primary key)
 --   bucket, priority, bytes (the payload's stored size): per message, as a claim reads them
---   arrival_order  seq of a managed inbox; received_at (when mapped), then the id of a tracked one
+--   arrival_order  seq of a managed inbox; a tracked table's arrival column, or else received_at
+--                  (when mapped), then the id
+--   floor_seq, floor_level, floor_order: what the claim floors bound (inbox.advance_floors): seq,
+--                  priority and (priority, seq) of a managed inbox; a tracked table's arrival column,
+--                  0 (one level: its priorities are expressions no index serves) and the column
+--                  again; absent for a tracked table without an arrival column
 --   claim_order    priority (lower first), then arrival
 --   tie            what orders an aggregate's messages of equal sequence: seq, or the id
 --   key            how a claim finds the rows it locked again: ctid, or the id on a partitioned
@@ -176,6 +181,9 @@ BEGIN
             'priority', a || 'priority',
             'bytes', 'coalesce(pg_column_size(' || a || 'payload), 0)',
             'arrival_order', v_arrival,
+            'floor_seq', v_arrival,
+            'floor_level', a || 'priority',
+            'floor_order', a || 'priority, ' || v_arrival,
             'claim_order', a || 'priority, ' || v_arrival,
             'tie', v_arrival,
             'key', 'ctid',
@@ -190,7 +198,9 @@ BEGIN
     v_priority := CASE WHEN p.inbox_name IS NULL THEN '999'
                        ELSE format('coalesce((%L::jsonb ->> %s%I::text)::integer, %s)', p.priority_map, a,
                                    p.priority_column, p.default_priority) END;
-    v_arrival := CASE WHEN c.received_at_column IS NULL THEN v_id ELSE v_received_at || ', ' || v_id END;
+    v_arrival := CASE WHEN c.arrival_column IS NOT NULL THEN a || quote_ident(c.arrival_column)
+                      WHEN c.received_at_column IS NULL THEN v_id
+                      ELSE v_received_at || ', ' || v_id END;
     v := v || jsonb_build_object(
         'side', v_side,
         'payload', a || quote_ident(c.payload_column),
@@ -209,6 +219,9 @@ BEGIN
         'bytes', CASE WHEN c.payload_column IS NULL THEN '0'
                       ELSE 'coalesce(pg_column_size(' || a || quote_ident(c.payload_column) || '), 0)' END,
         'arrival_order', v_arrival,
+        'floor_seq', CASE WHEN c.arrival_column IS NOT NULL THEN v_arrival END,
+        'floor_level', CASE WHEN c.arrival_column IS NOT NULL THEN '0' END,
+        'floor_order', CASE WHEN c.arrival_column IS NOT NULL THEN v_arrival END,
         -- A bare constant in ORDER BY would be read as a column position: arrival alone.
         'claim_order', CASE WHEN p.inbox_name IS NULL THEN v_arrival ELSE v_priority || ', ' || v_arrival END,
         'tie', v_id,
@@ -235,7 +248,8 @@ BEGIN
         coalesce(a || quote_ident(c.aggregate_column) || '::text', 'NULL::text'),
         coalesce(a || quote_ident(c.payload_column) || '::jsonb', 'NULL::jsonb'),
         coalesce(v_received_at || '::timestamptz', 'NULL::timestamptz'),
-        v_processed_at || '::timestamptz', v ->> 'error', v_retries || '::integer', 'NULL::text', '0::bigint',
+        v_processed_at || '::timestamptz', v ->> 'error', v_retries || '::integer', 'NULL::text',
+        CASE WHEN c.arrival_column IS NULL THEN '0::bigint' ELSE v_arrival || '::bigint' END,
         v_priority, v ->> 'bucket'));
     IF NOT p_settings THEN
         RETURN jsonb_strip_nulls(v - ARRAY['priority', 'claim_order', 'row', 'resequence']);
@@ -892,6 +906,29 @@ AS $h$ SELECT $t$IF v_state IS NULL
                     RETURN;  -- inbox.pause_inbox: nothing is claimed until resume_inbox
                 END IF;$t$ $h$;
 
+-- The parts of a claim that keep its floors over p_levels: {{floor_declarations}}
+-- (generated_claim_floor_declarations) and {{floors}} (generated_claim_floors), and the values
+-- these were filled with. p_seq_aggregate: as for inbox.advance_claim_floors.
+CREATE OR REPLACE FUNCTION inbox.claim_floor_parts(c inbox.inbox_config, p_levels integer[], p_seq_aggregate text)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v jsonb := jsonb_build_object(
+        'inbox', quote_literal(c.inbox_name),
+        -- inbox.claim_floor_key, inline.
+        'floor_key', format('CASE WHEN v_mask IS NULL THEN %L ELSE %L END',
+                            'pginbox_floor.' || c.inbox_name, 'pginbox_bucket_floor.' || c.inbox_name),
+        'levels', quote_literal(p_levels::text) || '::integer[]',
+        'seq_aggregate', coalesce(quote_literal(p_seq_aggregate), 'NULL'));
+BEGIN
+    RETURN v || jsonb_build_object(
+        'floor_declarations', inbox.sql_template(inbox.generated_claim_floor_declarations(), v),
+        'floors', inbox.sql_template(inbox.generated_claim_floors(), v));
+END;
+$$;
+
 -- claim_<name> without ordering. Claim = select the next batch with SKIP LOCKED and mark it
 -- processed in one statement. The caller's transaction is the unit of work: commit keeps the
 -- mark, rollback (or a crash) returns the messages to the queue. Failures are reset with
@@ -1464,16 +1501,7 @@ BEGIN
         'prelude', inbox.sql_template(inbox.generated_claim_prelude(), v_values),
         'budget_cut', inbox.sql_template(inbox.generated_claim_budget_cut(), v_values),
         'mark', inbox.sql_template(inbox.generated_claim_mark(), v_values));
-    v_values := v_values || jsonb_build_object(
-        'inbox', quote_literal(c.inbox_name),
-        -- inbox.claim_floor_key, inline.
-        'floor_key', format('CASE WHEN v_mask IS NULL THEN %L ELSE %L END',
-                            'pginbox_floor.' || c.inbox_name, 'pginbox_bucket_floor.' || c.inbox_name),
-        'levels', quote_literal(inbox.priority_levels(c)::text) || '::integer[]',
-        'seq_aggregate', coalesce(quote_literal(inbox.seq_ordering_aggregate(c.inbox_name)), 'NULL'));
-    v_values := v_values || jsonb_build_object(
-        'floor_declarations', inbox.sql_template(inbox.generated_claim_floor_declarations(), v_values),
-        'floors', inbox.sql_template(inbox.generated_claim_floors(), v_values));
+    v_values := v_values || inbox.claim_floor_parts(c, inbox.priority_levels(c), inbox.seq_ordering_aggregate(c.inbox_name));
     SELECT * INTO o FROM inbox.inbox_ordering_config WHERE inbox_name = c.inbox_name;
     IF NOT FOUND THEN
         PERFORM inbox.create_claim_function(v_values, inbox.plain_claim_pick());

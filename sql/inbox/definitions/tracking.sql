@@ -82,7 +82,12 @@ CREATE OR REPLACE FUNCTION inbox.enable_inbox_tracking(
     p_payload_column        text DEFAULT 'payload',
     -- true: a statement-level trigger on the table notifies workers of inserts (the one change
     -- the inbox makes to the table; drop_inbox removes it). false: workers poll.
-    p_notify                boolean DEFAULT false)
+    p_notify                boolean DEFAULT false,
+    -- A NOT NULL integer column that every INSERT fills from its own sequence (an identity or
+    -- serial column, sequence CACHE 1): the claim order's arrival instead of received_at and the
+    -- id, and the column the claim floors bound, so that claims skip the messages claimed while
+    -- the xmin horizon is held (inbox.check_arrival_column). NULL: none.
+    p_arrival_column        text DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -150,6 +155,7 @@ BEGIN
         ARRAY['smallint', 'integer', 'bigint']);
     v_error := inbox.optional_table_column(v_table, 'error', p_error_column, ARRAY['S']);
     v_payload := inbox.optional_table_column(v_table, 'payload', p_payload_column, ARRAY[]::text[], ARRAY['jsonb', 'json']);
+    PERFORM inbox.check_arrival_column(v_table, p_arrival_column);
 
     PERFORM inbox.lock_catalog();
     IF EXISTS (SELECT 1 FROM inbox.inbox_config WHERE inbox_name = v_name) THEN
@@ -165,16 +171,56 @@ BEGIN
         processed_retention, dlq_retention, retention_enabled,
         degraded_age_seconds, critical_age_seconds, degraded_pending, critical_pending, notify_channel,
         id_column, event_type_column, processed_at_column, received_at_column, aggregate_column,
-        retry_count_column, error_column, payload_column, notify_trigger, tracked_privileges)
+        retry_count_column, error_column, payload_column, notify_trigger, tracked_privileges, arrival_column)
     VALUES (v_name, v_schema, v_relname, false, p_max_retries,
         make_interval(hours => coalesce(p_retention_hours, 72)), make_interval(hours => p_dlq_retention_hours),
         p_retention_hours IS NOT NULL,
         p_degraded_age_seconds, p_critical_age_seconds, p_degraded_pending, p_critical_pending, 'inbox_' || v_name,
         p_id_column, p_event_type_column, p_processed_at_column, v_received_at, v_aggregate,
-        v_retry_count, v_error, v_payload, coalesce(p_notify, false), inbox.table_privileges(v_table));
+        v_retry_count, v_error, v_payload, coalesce(p_notify, false), inbox.table_privileges(v_table),
+        p_arrival_column);
 
     PERFORM inbox.rebuild_inbox_objects(v_name);
     PERFORM inbox.log_operator_action('enable_tracking', v_name, jsonb_build_object('table', p_table_ref), NULL);
+END;
+$$;
+
+-- A tracked table's arrival column (enable_inbox_tracking's p_arrival_column; NULL passes): a NOT
+-- NULL integer column whose default takes the next value of a sequence that belongs to it (an
+-- identity or serial column) and is neither cached nor descending. The claim floors rely on an
+-- INSERT taking the value under its lock on the table (inbox.advance_floors); a cached sequence
+-- hands values out of order across sessions, and a column whose values the application picks
+-- itself (a sequence of its own, read before the INSERT) would put messages below the floors,
+-- where only the sweep finds them.
+CREATE OR REPLACE FUNCTION inbox.check_arrival_column(p_table regclass, p_column text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_sequence regclass;
+    s pg_sequence;
+BEGIN
+    IF p_column IS NULL THEN
+        RETURN;
+    END IF;
+    PERFORM inbox.require_table_column(p_table, 'arrival', p_column, ARRAY[]::text[], ARRAY['smallint', 'integer', 'bigint']);
+    IF NOT (SELECT a.attnotnull FROM pg_attribute a WHERE a.attrelid = p_table AND a.attname = p_column) THEN
+        RAISE EXCEPTION 'column % of % (the arrival column) must be NOT NULL', quote_ident(p_column), p_table
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    v_sequence := pg_get_serial_sequence(p_table::text, p_column)::regclass;
+    IF v_sequence IS NULL THEN
+        RAISE EXCEPTION 'column % of % (the arrival column) is not filled from a sequence of its own', quote_ident(p_column), p_table
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'use an identity column (GENERATED ALWAYS AS IDENTITY) or a serial one';
+    END IF;
+    SELECT * INTO s FROM pg_sequence q WHERE q.seqrelid = v_sequence;
+    IF s.seqcache > 1 OR s.seqincrement < 0 THEN
+        RAISE EXCEPTION 'sequence % of the arrival column % of % must count up without a cache', v_sequence, quote_ident(p_column), p_table
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = format('ALTER SEQUENCE %s CACHE 1 (a cache hands values out of order across sessions)', v_sequence);
+    END IF;
 END;
 $$;
 
@@ -285,16 +331,19 @@ DROP FUNCTION IF EXISTS inbox.tracked_head_sql(inbox.inbox_config);
 -- unprocessed message of its aggregate (an index on (aggregate, sequence) of the user's makes that
 -- a probe). The marked rows are found again by their key (ctid, or the id on a partitioned table).
 -- The byte budget as in a managed inbox's claim: the prefix of the locked rows, in claim order,
--- whose payloads fit, at least one. Placeholders: the names of inbox.vocabulary, over m and
--- (prefixed) over the updated row u.
+-- whose payloads fit, at least one. With an arrival column the claim walks from the session's
+-- claim floor ({{floor_from}}; inbox.advance_floors), as a managed inbox's does from its floors.
+-- Placeholders: the names of inbox.vocabulary, over m and (prefixed) over the updated row u,
+-- {{floor_declarations}}, {{floors}} and {{floor_from}} (empty without an arrival column).
 CREATE OR REPLACE FUNCTION inbox.tracked_claim_pick()
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $h$ SELECT jsonb_build_object('declarations', '',
+AS $h$ SELECT jsonb_build_object('declarations', '{{floor_declarations}}',
     'start', $t$IF EXISTS (SELECT 1 FROM inbox.inbox_config k WHERE k.inbox_name = {{inbox}} AND k.paused_at IS NOT NULL) THEN
                 RETURN;  -- paused (inbox.pause_inbox)
-            END IF;$t$,
+            END IF;
+            {{floors}}$t$,
     'pick', $t$RETURN QUERY
             WITH claimed AS (
                 UPDATE {{table}} u SET {{processed_at_column}} = now()
@@ -305,6 +354,7 @@ AS $h$ SELECT jsonb_build_object('declarations', '',
                               FROM {{table}} m
                               WHERE {{claimable}}
                                 AND (v_mask IS NULL OR get_bit(v_mask, {{bucket}}) = 1)
+                                {{floor_from}}
                                 {{head}}
                               ORDER BY {{claim_order}}
                               LIMIT p_limit
@@ -328,6 +378,12 @@ AS $$
 DECLARE
     v jsonb := inbox.vocabulary(c);
 BEGIN
+    IF c.arrival_column IS NOT NULL THEN
+        v := v || inbox.claim_floor_parts(c, '{0}', NULL) || jsonb_build_object('floor_from', inbox.sql_template(
+            'AND {{floor_seq}} >= coalesce(v_from[1], ''-9223372036854775808''::bigint)', v));
+    ELSE
+        v := v || '{"floor_declarations": "", "floors": "", "floor_from": ""}';
+    END IF;
     PERFORM inbox.create_claim_function(v || inbox.vocabulary_over(c, ARRAY['u']) || jsonb_build_object(
         'returns', 'TABLE (event_id text, event_type text, source text, aggregate_id text, payload jsonb,
                        received_at timestamptz, processed_at timestamptz, error text, retry_count integer,
@@ -411,6 +467,17 @@ BEGIN
     IF c.retry_count_column IS NOT NULL THEN
         EXECUTE inbox.sql_template('UPDATE {{table}} m SET {{retry_count_column}} = 0 WHERE {{id}} = ANY ($1::{{id_type}}[])', v)
             USING v_ids;
+    ELSIF c.arrival_column IS NOT NULL THEN
+        -- For the lock on the table that the UPDATE above would take (see below).
+        EXECUTE inbox.sql_template('UPDATE {{table}} m SET {{processed_at_column}} = m.{{processed_at_column}}'
+                                   ' WHERE {{id}} = ANY ($1::{{id_type}}[])', v)
+            USING v_ids;
+    END IF;
+    IF c.arrival_column IS NOT NULL AND cardinality(v_ids) > 0 THEN
+        -- The claim floors have passed the replayed messages: they start again, and the lock taken
+        -- above keeps them from passing the messages again before the replay commits
+        -- (inbox.advance_floors).
+        PERFORM inbox.reset_claim_floors();
     END IF;
     EXECUTE inbox.sql_template('UPDATE {{side}} s SET retry_count = 0, next_attempt_at = ''-infinity'','
                                ' failing_since = NULL, died_at = NULL'

@@ -129,12 +129,19 @@ BEGIN
         RETURN 0;  -- inbox.pause_inbox: claims take nothing
     END IF;
     IF NOT c.managed THEN
-        -- What claim_<name> would take: the same conditions, heads only with ordering.
+        -- What claim_<name> would take: the same conditions, heads only with ordering, from the
+        -- claim floor with an arrival column.
+        IF c.arrival_column IS NOT NULL THEN
+            v_from := (inbox.claim_floors(p_inbox, v_mask, '{0}'))[5]::bigint[];
+        END IF;
         EXECUTE inbox.sql_template($q$SELECT count(*)::integer FROM (
-                SELECT 1 FROM {{table}} m WHERE {{claimable}} AND ($2 IS NULL OR get_bit($2, {{bucket}}) = 1) {{head}} LIMIT $1) s$q$,
-            v || jsonb_build_object('head', coalesce(v ->> 'head', '')))
+                SELECT 1 FROM {{table}} m WHERE {{claimable}} AND ($2 IS NULL OR get_bit($2, {{bucket}}) = 1)
+                  {{floor_from}} {{head}} LIMIT $1) s$q$,
+            v || jsonb_build_object('head', coalesce(v ->> 'head', ''),
+                                    'floor_from', CASE WHEN c.arrival_column IS NULL THEN ''
+                                                       ELSE inbox.sql_template('AND {{floor_seq}} >= $3', v) END))
             INTO v_count
-            USING p_limit, v_mask;
+            USING p_limit, v_mask, coalesce(v_from[1], '-9223372036854775808'::bigint);
         RETURN v_count;
     END IF;
     -- Claimable now, in the buckets: what the claim walks ({{waiting}} below).

@@ -15,6 +15,10 @@ import java.util.Objects;
  * @param processedRetention null: retention never deletes from the table
  * @param notifyOnInsert true: a statement-level trigger on the table notifies workers of inserts;
  *     false: workers poll
+ * @param arrivalColumn a NOT NULL integer column every insert fills from its own sequence (an
+ *     identity or serial column, sequence without cache): the claim order's arrival, and the column
+ *     the claim floors bound, so that claims skip what a held xmin horizon keeps of messages
+ *     claimed before; null: none (arrival by received at, then id)
  */
 public record TrackingSpec(
     String name,
@@ -30,7 +34,8 @@ public record TrackingSpec(
     Duration processedRetention,
     Duration dlqRetention,
     String payloadColumn,
-    boolean notifyOnInsert) {
+    boolean notifyOnInsert,
+    String arrivalColumn) {
 
   public TrackingSpec {
     InboxNames.requireValid(name);
@@ -67,6 +72,7 @@ public record TrackingSpec(
     private Duration dlqRetention = InboxOptions.DEFAULT_DLQ_RETENTION;
     private String payloadColumn = "payload";
     private boolean notifyOnInsert;
+    private String arrivalColumn;
 
     private Builder(String name, String table) {
       this.name = name;
@@ -133,6 +139,11 @@ public record TrackingSpec(
       return this;
     }
 
+    public Builder arrivalColumn(String v) {
+      arrivalColumn = v;
+      return this;
+    }
+
     public TrackingSpec build() {
       return new TrackingSpec(
           name,
@@ -148,7 +159,8 @@ public record TrackingSpec(
           processedRetention,
           dlqRetention,
           payloadColumn,
-          notifyOnInsert);
+          notifyOnInsert,
+          arrivalColumn);
     }
   }
 }

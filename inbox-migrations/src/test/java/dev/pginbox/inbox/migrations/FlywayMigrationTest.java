@@ -30,6 +30,7 @@ class FlywayMigrationTest {
           "inbox failure history",
           "inbox dead letters by aggregate",
           "inbox heads from the order floor",
+          "inbox tracked arrival column",
           "000 inbox sql api");
 
   private static Flyway inboxFlyway(DataSource dataSource) {

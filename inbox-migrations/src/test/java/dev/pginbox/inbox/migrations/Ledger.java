@@ -18,7 +18,8 @@ final class Ledger {
           "2 drop_functions_replaced_since_0_1_0",
           "3 failure_history",
           "4 dead_letters_by_aggregate",
-          "5 heads_from_the_order_floor");
+          "5 heads_from_the_order_floor",
+          "6 tracked_arrival_column");
 
   private Ledger() {}
 

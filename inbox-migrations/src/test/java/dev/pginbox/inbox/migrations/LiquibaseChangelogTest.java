@@ -32,6 +32,7 @@ class LiquibaseChangelogTest {
           "inbox-step-3",
           "inbox-step-4",
           "inbox-step-5",
+          "inbox-step-6",
           "inbox-sql-api");
 
   @SuppressWarnings("deprecation") // Liquibase's facade; the command API needs far more wiring

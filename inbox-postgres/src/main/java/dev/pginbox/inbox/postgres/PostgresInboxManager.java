@@ -193,6 +193,7 @@ public final class PostgresInboxManager implements InboxManager {
                 .bind("errorColumn", s.errorColumn())
                 .bind("payloadColumn", s.payloadColumn())
                 .bind("notify", s.notifyOnInsert())
+                .bind("arrivalColumn", s.arrivalColumn())
                 .bind("maxRetries", s.maxRetries())
                 .bind(
                     "retentionHours",

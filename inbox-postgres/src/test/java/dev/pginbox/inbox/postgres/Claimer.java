@@ -63,8 +63,9 @@ final class Claimer implements AutoCloseable {
   }
 
   /**
-   * The entries of index {@code inbox.<index>} that {@code statement}, run in a transaction of its
-   * own, read and returned (entries a scan passed over inside the index are not counted).
+   * The entries of index {@code inbox.<index>} (or {@code index} when schema-qualified) that {@code
+   * statement}, run in a transaction of its own, read and returned (entries a scan passed over
+   * inside the index are not counted).
    */
   long indexEntriesRead(String index, String statement) throws Exception {
     // The transaction's counters include whatever the session has not yet reported: report it.
@@ -76,7 +77,9 @@ final class Claimer implements AutoCloseable {
       s.executeQuery(statement).close();
       try (ResultSet rs =
           s.executeQuery(
-              "SELECT pg_stat_get_xact_tuples_returned('inbox." + index + "'::regclass)")) {
+              "SELECT pg_stat_get_xact_tuples_returned('"
+                  + (index.contains(".") ? index : "inbox." + index)
+                  + "'::regclass)")) {
         rs.next();
         return rs.getLong(1);
       }

@@ -57,7 +57,8 @@ class UpgradeFromPreviousReleaseTest {
           "2 drop_functions_replaced_since_0_1_0",
           "3 failure_history",
           "4 dead_letters_by_aggregate",
-          "5 heads_from_the_order_floor");
+          "5 heads_from_the_order_floor",
+          "6 tracked_arrival_column");
 
   private static List<Map<String, Object>> ledger(Jdbi jdbi) {
     return jdbi.withHandle(

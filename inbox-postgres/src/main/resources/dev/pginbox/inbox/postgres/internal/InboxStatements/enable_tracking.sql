@@ -4,4 +4,4 @@ SELECT inbox.enable_inbox_tracking(:name, :table,
     p_aggregate_column => :aggregateColumn, p_retry_count_column => :retryCountColumn,
     p_error_column => :errorColumn, p_max_retries => :maxRetries,
     p_retention_hours => :retentionHours, p_dlq_retention_hours => :dlqRetentionHours,
-    p_payload_column => :payloadColumn, p_notify => :notify)
+    p_payload_column => :payloadColumn, p_notify => :notify, p_arrival_column => :arrivalColumn)
