@@ -196,9 +196,10 @@ DECLARE
     c inbox.inbox_config := inbox.inbox_config_of(p_inbox);
     v_table regclass := inbox.inbox_table(c)::regclass;
     -- The table and its partitions (a tracked table may be partitioned): an INSERT locks the one
-    -- it names, and the partitions its rows go to. (pg_partition_tree has no row for a table that
-    -- is not partitioned.)
-    v_tables oid[] := ARRAY(SELECT v_table::oid UNION SELECT t.relid FROM pg_partition_tree(v_table) t);
+    -- it names, and the partitions its rows go to.
+    v_tables oid[] := CASE WHEN (SELECT t.relkind FROM pg_class t WHERE t.oid = v_table) = 'p'
+                           THEN ARRAY(SELECT t.relid::oid FROM pg_partition_tree(v_table) t)
+                           ELSE ARRAY[v_table::oid] END;
     v_s text[] := string_to_array(current_setting(p_key, true), ';');
     v_now bigint := (extract(epoch FROM clock_timestamp()) * 1000)::bigint;
     -- The same text as the claim's (generated_claim_floors).
@@ -399,9 +400,11 @@ BEGIN
 END;
 $$;
 
--- The operator functions' floors of a managed inbox (the state of inbox.advance_floors for every
--- bucket and p_levels, kept in the setting pginbox_health_floor.<inbox>), moved first when due;
--- NULL for a role without SELECT on the inbox's seq sequence (see inbox.operator_levels_sql).
+-- The operator functions' floors of a managed inbox, or of a tracked table with an arrival column
+-- (the state of inbox.advance_floors for every bucket and p_levels, kept in the setting
+-- pginbox_health_floor.<inbox>), moved first when due; NULL for a role without SELECT on the
+-- sequence of the inbox's seq or arrival column (see inbox.operator_levels_sql), and for a
+-- tracked table without one.
 -- Element 10 is the order floor, element 8 the resets it was computed after
 -- (inbox.order_floor_sql).
 CREATE OR REPLACE FUNCTION inbox.operator_floors(c inbox.inbox_config, p_levels integer[])
@@ -413,7 +416,7 @@ DECLARE
     v_key text := 'pginbox_health_floor.' || c.inbox_name;
     v_state text[];
 BEGIN
-    IF NOT has_sequence_privilege(pg_get_serial_sequence(inbox.inbox_table(c), 'seq'), 'SELECT') THEN
+    IF inbox.arrival_sequence(c) IS NULL OR NOT has_sequence_privilege(inbox.arrival_sequence(c), 'SELECT') THEN
         RETURN NULL;
     END IF;
     v_state := string_to_array(current_setting(v_key, true), ';');
@@ -421,9 +424,29 @@ BEGIN
        OR v_state[1]::bigint <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint
        OR v_state[2] IS DISTINCT FROM '@' || p_levels::text THEN
         v_state := string_to_array(inbox.advance_floors(c.inbox_name, NULL, p_levels, v_key, false,
-                                                        inbox.seq_ordering_aggregate(c.inbox_name)), ';');
+                                                        CASE WHEN c.managed THEN inbox.seq_ordering_aggregate(c.inbox_name) END), ';');
     END IF;
     RETURN v_state;
+END;
+$$;
+
+-- The condition (AND ...) that starts an operator function's walk of a tracked table with an
+-- arrival column (over alias m) at the operator floor of its one level (inbox.operator_floors,
+-- with the same rules as a managed inbox's); '' for any other inbox, and for a role that cannot
+-- read the column's sequence (it reads from the front, with the same answer).
+CREATE OR REPLACE FUNCTION inbox.tracked_operator_floor_sql(c inbox.inbox_config)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_floor bigint;
+BEGIN
+    IF c.managed OR c.arrival_column IS NULL OR inbox.is_distributed(c) THEN
+        RETURN '';
+    END IF;
+    v_floor := ((inbox.operator_floors(c, '{0}'))[5]::bigint[])[1];
+    RETURN CASE WHEN v_floor IS NULL THEN '' ELSE format(' AND m.%I >= %s', c.arrival_column, v_floor) END;
 END;
 $$;
 

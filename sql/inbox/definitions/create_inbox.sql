@@ -1814,6 +1814,10 @@ BEGIN
         IF c.tracked_privileges IS NOT NULL AND to_regclass(inbox.inbox_table(c)) IS NOT NULL THEN
             PERFORM inbox.restore_tracked_privileges(inbox.inbox_table(c)::regclass, c.tracked_privileges);
         END IF;
+        IF c.tracked_privileges ? 'sequence' AND inbox.arrival_sequence(c) IS NOT NULL THEN
+            PERFORM inbox.restore_tracked_privileges(inbox.arrival_sequence(c),
+                jsonb_build_object('table', c.tracked_privileges -> 'sequence', 'columns', '{}'::jsonb));
+        END IF;
     END IF;
     DELETE FROM inbox.inbox_config WHERE inbox_name = p_name;
     PERFORM inbox.log_operator_action('drop_inbox', p_name, jsonb_build_object('cascade', p_cascade), NULL);

@@ -151,7 +151,8 @@ $$;
 
 -- inbox.capped_count of an inbox's waiting messages (those of p_predicate among them, when given).
 -- On a managed inbox on one server, each priority level is read from its floor
--- (inbox.operator_levels_sql), not from the front of <name>_claim_idx.
+-- (inbox.operator_levels_sql), not from the front of <name>_claim_idx; a tracked table with an
+-- arrival column from its operator floor (inbox.tracked_operator_floor_sql).
 CREATE OR REPLACE FUNCTION inbox.capped_waiting_count(c inbox.inbox_config, p_predicate text, p_cap bigint,
                                                       OUT n bigint, OUT exact boolean)
 LANGUAGE plpgsql STABLE
@@ -162,7 +163,8 @@ DECLARE
     v_predicate text := v ->> 'pending' || CASE WHEN p_predicate IS NULL THEN '' ELSE ' AND ' || p_predicate END;
 BEGIN
     IF NOT c.managed OR inbox.is_distributed(c) THEN
-        SELECT x.n, x.exact INTO n, exact FROM inbox.capped_count(v ->> 'table', v_predicate, p_cap) x;
+        SELECT x.n, x.exact INTO n, exact
+        FROM inbox.capped_count(v ->> 'table', v_predicate || inbox.tracked_operator_floor_sql(c), p_cap) x;
         RETURN;
     END IF;
     EXECUTE inbox.sql_template($q$SELECT count(*) FROM (SELECT 1 FROM {{levels}} CROSS JOIN LATERAL (
@@ -173,6 +175,30 @@ BEGIN
     exact := n < p_cap;
     IF NOT exact THEN
         n := greatest(n, inbox.estimated_count(v ->> 'table', v_predicate));
+    END IF;
+END;
+$$;
+
+-- inbox.capped_count of an inbox's dead letters. A tracked table whose retry counts live in its
+-- side table counts the side table's rows out of retries whose message is unprocessed: the few
+-- failed messages, where the dead test over the table read every unprocessed row's entry of the
+-- owner's index, those a held xmin horizon keeps of claimed messages included. A managed inbox
+-- counts through its dead-letter index.
+CREATE OR REPLACE FUNCTION inbox.capped_dead_count(c inbox.inbox_config, p_cap bigint, OUT n bigint, OUT exact boolean)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF c.managed OR c.retry_count_column IS NOT NULL THEN
+        SELECT x.n, x.exact INTO n, exact
+        FROM inbox.capped_count(inbox.inbox_table(c), inbox.vocabulary(c, p_settings => false) ->> 'dead', p_cap) x;
+    ELSE
+        SELECT x.n, x.exact INTO n, exact
+        FROM inbox.capped_count(inbox.retry_state_table(c), inbox.sql_template(
+            -- A subquery with LIMIT is not turned into a join: one probe of the message per row
+            -- (as a semi-join, the planner may scan the owner's index of unprocessed rows).
+            'm.retry_count >= {{max_retries}} AND coalesce((SELECT {{unprocessed}} FROM {{table}} t WHERE {{id}} = m.message_id LIMIT 1), false)',
+            inbox.vocabulary(c, 't', p_settings => false)), p_cap) x;
     END IF;
 END;
 $$;
@@ -210,7 +236,7 @@ $$;
 -- per priority level, from its floor (inbox.operator_levels_sql), so no index on received_at has
 -- to be maintained on the produce path. (received_at is the inserting transaction's start time:
 -- it follows seq except across concurrent producers, by the length of their transactions.) A tracked table
--- orders by its received_at column. A message whose received_at lies in the future (a writer set
+-- orders by its received_at column, from its operator floor with an arrival column. A message whose received_at lies in the future (a writer set
 -- it) is passed over, so it cannot hide the messages waiting behind it.
 -- With p_stalled, an ordered managed inbox's messages of the aggregates in the query's parameter
 -- $1 (text[], inbox.stalled_aggregates) are passed over too, among the first 10,000 waiting
@@ -228,7 +254,8 @@ DECLARE
 BEGIN
     IF NOT c.managed THEN
         RETURN inbox.sql_template(
-            'SELECT {{columns}} FROM {{table}} m WHERE {{pending}} AND {{received_at}} <= now() ORDER BY {{received_at}} LIMIT 1', v);
+            'SELECT {{columns}} FROM {{table}} m WHERE {{pending}}{{floor}} AND {{received_at}} <= now() ORDER BY {{received_at}} LIMIT 1',
+            v || jsonb_build_object('floor', inbox.tracked_operator_floor_sql(c)));
     END IF;
     IF inbox.is_distributed(c) THEN
         -- Citus runs a recursive CTE only for one aggregate: one search over the shards, each
@@ -297,8 +324,7 @@ BEGIN
         SELECT x.n, x.exact INTO v_pending, v_pending_exact
             FROM inbox.capped_waiting_count(c, NULL, c.critical_pending + 1) x;
     END IF;
-    SELECT x.n, x.exact INTO v_dead, v_dead_exact
-        FROM inbox.capped_count(v_table, v ->> 'dead', greatest(c.degraded_dlq, 10000) + 1) x;
+    SELECT x.n, x.exact INTO v_dead, v_dead_exact FROM inbox.capped_dead_count(c, greatest(c.degraded_dlq, 10000) + 1) x;
     IF cardinality(v_stalled) > 0 THEN
         SELECT x.n, x.exact INTO v_blocked, v_blocked_exact
             FROM inbox.capped_waiting_count(c, inbox.sql_template('{{aggregate}}::text = ANY ({{stalled}}::text[])',

@@ -361,7 +361,7 @@ BEGIN
         RETURN QUERY SELECT NULL::integer, x.n, 0::bigint, x.exact,
             (inbox.inbox_health(p_inbox) ->> 'oldest_pending_age_seconds')::bigint, NULL::text, NULL::timestamptz,
             0::bigint
-            FROM inbox.capped_count(v ->> 'table', v ->> 'pending', v_cap + 1) x;
+            FROM inbox.capped_count(v ->> 'table', (v ->> 'pending') || inbox.tracked_operator_floor_sql(c), v_cap + 1) x;
         RETURN;
     END IF;
     v_stalled := inbox.stalled_aggregates(p_inbox);

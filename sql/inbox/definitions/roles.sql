@@ -135,11 +135,11 @@ BEGIN
     END IF;
 
     EXECUTE format('GRANT SELECT ON %s TO %s', v_table, v_role);
-    IF c.managed THEN
-        -- A claim reads the last seq taken to move its claim floors (inbox.advance_claim_floors),
-        -- and health its own (inbox.operator_levels_sql); SELECT on a sequence reads it and takes
-        -- no value.
-        EXECUTE format('GRANT SELECT ON SEQUENCE %s TO %s', pg_get_serial_sequence(v_table, 'seq'), v_role);
+    IF inbox.arrival_sequence(c) IS NOT NULL THEN
+        -- A claim reads the last seq (or arrival value of a tracked table) taken to move its claim
+        -- floors (inbox.advance_claim_floors), and health its own (inbox.operator_levels_sql);
+        -- SELECT on a sequence reads it and takes no value.
+        EXECUTE format('GRANT SELECT ON SEQUENCE %s TO %s', inbox.arrival_sequence(c), v_role);
     END IF;
     IF p_kind = 'consumer' OR p_kind = 'operator' THEN
         EXECUTE format('GRANT UPDATE (%s) ON %s TO %s', v_marks, v_table, v_role);
@@ -353,7 +353,9 @@ BEGIN
     IF c.managed THEN
         EXECUTE format('REVOKE ALL ON FUNCTION inbox.%I(text[], text[], text[], text[], jsonb[], text[]) FROM %I',
                        'send_' || p_inbox, p_role);
-        EXECUTE format('REVOKE ALL ON SEQUENCE %s FROM %I', pg_get_serial_sequence(inbox.inbox_table(c), 'seq'), p_role);
+    END IF;
+    IF inbox.arrival_sequence(c) IS NOT NULL THEN
+        EXECUTE format('REVOKE ALL ON SEQUENCE %s FROM %I', inbox.arrival_sequence(c), p_role);
     END IF;
     FOREACH v_view IN ARRAY ARRAY[p_inbox || '_pending', p_inbox || '_dlq', p_inbox || '_stats', 'next_' || p_inbox] LOOP
         IF to_regclass(format('inbox.%I', v_view)) IS NOT NULL THEN

@@ -177,7 +177,11 @@ BEGIN
         p_retention_hours IS NOT NULL,
         p_degraded_age_seconds, p_critical_age_seconds, p_degraded_pending, p_critical_pending, 'inbox_' || v_name,
         p_id_column, p_event_type_column, p_processed_at_column, v_received_at, v_aggregate,
-        v_retry_count, v_error, v_payload, coalesce(p_notify, false), inbox.table_privileges(v_table),
+        v_retry_count, v_error, v_payload, coalesce(p_notify, false),
+        -- and the arrival column's sequence's, on which grant_inbox grants too
+        inbox.table_privileges(v_table) || CASE WHEN p_arrival_column IS NULL THEN '{}'::jsonb
+            ELSE jsonb_build_object('sequence', inbox.table_privileges(
+                     pg_get_serial_sequence(v_table::text, p_arrival_column)::regclass) -> 'table') END,
         p_arrival_column);
 
     PERFORM inbox.rebuild_inbox_objects(v_name);
@@ -239,9 +243,9 @@ AS $$
                                AND a.attacl IS NOT NULL), '{}'))
 $$;
 
--- Gives a tracked table back the privileges it had before tracking (p_saved, from
--- inbox.table_privileges): every role but the owner loses what it holds on the table and its
--- columns now, then gets what it held then. Grants the application made after tracking are lost
+-- Gives a tracked table (or its arrival column's sequence) back the privileges it had before
+-- tracking (p_saved, from inbox.table_privileges): every role but the owner loses what it holds on
+-- the table and its columns now, then gets what it held then. Grants the application made after tracking are lost
 -- with the inbox's, as the two cannot be told apart. The grantor becomes the caller.
 CREATE OR REPLACE FUNCTION inbox.restore_tracked_privileges(p_table regclass, p_saved jsonb)
 RETURNS void
@@ -250,6 +254,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_owner oid := (SELECT t.relowner FROM pg_class t WHERE t.oid = p_table);
+    -- GRANT ... ON a sequence takes its own keyword for USAGE.
+    v_object text := CASE WHEN (SELECT t.relkind FROM pg_class t WHERE t.oid = p_table) = 'S'
+                          THEN 'SEQUENCE ' ELSE '' END || p_table::text;
     v_grantee text;
     v_column text;
     v_privilege text;
@@ -264,7 +271,7 @@ BEGIN
         WHERE x.grantee <> v_owner
     LOOP
         IF v_column IS NULL THEN
-            EXECUTE format('REVOKE ALL ON %s FROM %s', p_table, v_grantee);
+            EXECUTE format('REVOKE ALL ON %s FROM %s', v_object, v_grantee);
         ELSE
             EXECUTE format('REVOKE ALL (%I) ON %s FROM %s', v_column, p_table, v_grantee);
         END IF;
@@ -280,7 +287,7 @@ BEGIN
     LOOP
         EXECUTE format('GRANT %s%s ON %s TO %s%s', v_privilege,
             CASE WHEN v_column IS NULL THEN '' ELSE format(' (%I)', v_column) END,
-            p_table, v_grantee, CASE WHEN v_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+            v_object, v_grantee, CASE WHEN v_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
     END LOOP;
 END;
 $$;

@@ -292,10 +292,10 @@ DECLARE
     v jsonb := inbox.vocabulary(c, p_settings => false);
     v_oldest timestamptz;
 BEGIN
-    IF c.managed AND NOT inbox.is_distributed(c) THEN
-        -- Every waiting message (no cap), each priority level from its floor, as health counts:
-        -- not from the front of the claim index, where a held xmin horizon keeps the entries of
-        -- every message claimed since.
+    IF NOT inbox.is_distributed(c) THEN
+        -- Every waiting message (no cap), each priority level from its floor (a tracked table's
+        -- from its one floor with an arrival column), as health counts: not from the front of the
+        -- claim index, where a held xmin horizon keeps the entries of every message claimed since.
         SELECT x.n INTO depth FROM inbox.capped_waiting_count(c, NULL, 9223372036854775807) x;
     ELSE
         -- One count, which Citus runs on every shard.

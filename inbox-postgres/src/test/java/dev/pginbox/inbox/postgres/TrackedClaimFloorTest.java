@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pginbox.inbox.TrackingSpec;
+import dev.pginbox.inbox.postgres.LoginRoles.Login;
 import java.sql.Connection;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,10 +82,31 @@ class TrackedClaimFloorTest extends InboxTestSupport {
                   "arrive.held_floor_waiting", "SELECT inbox.count_waiting('held_floor', 100)"))
           .isBetween(100L, 1_000L);
       assertThat(floor.scalar("SELECT inbox.count_waiting('held_floor', 5000)")).isEqualTo("1900");
+      // Health (the pending count, the oldest pending message) and the workers' pending gauges
+      // read from floors of their own: a session's first call reads from the front, and its
+      // floors move from there at the next.
+      floor.execute("SET inbox.claim_floor_sweep_seconds = 3600");
+      for (int i = 0; i < 2; i++) {
+        floor.execute(health("held_floor"));
+        Thread.sleep(50);
+      }
+      assertThat(floor.indexEntriesRead("arrive.held_front_waiting", health("held_front")))
+          .isGreaterThan(20_000L);
+      assertThat(floor.indexEntriesRead("arrive.held_floor_waiting", health("held_floor")))
+          .isBetween(1_900L, 6_000L);
+      assertThat(floor.scalar(health("held_floor") + " ->> 'pending_count'")).isEqualTo("1900");
+      String gauges = "SELECT depth FROM inbox.pending_gauges('held_floor')";
+      assertThat(floor.indexEntriesRead("arrive.held_floor_waiting", gauges))
+          .isBetween(1_900L, 6_000L);
+      assertThat(floor.scalar(gauges)).isEqualTo("1900");
       holder.rollback();
     }
     assertThat(count("SELECT count(*) FROM arrive.held_floor WHERE processed_at IS NULL"))
         .isEqualTo(1_900);
+  }
+
+  private static String health(String inbox) {
+    return "SELECT inbox.inbox_health('" + inbox + "')";
   }
 
   private static String claim(String inbox) {
@@ -199,6 +221,43 @@ class TrackedClaimFloorTest extends InboxTestSupport {
       replayer.execute("COMMIT");
       assertThat(claimer.claim(10)).containsExactly("m0");
     }
+  }
+
+  @Test
+  void a_granted_consumer_reads_the_arrival_sequence_and_a_drop_gives_its_privileges_back()
+      throws Exception {
+    LoginRoles roles = new LoginRoles(database);
+    Login app = roles.create("arrival_app");
+    sql(
+        "CREATE TABLE arrive.granted (event_id text PRIMARY KEY, event_type text NOT NULL,"
+            + " arrival bigserial NOT NULL, processed_at timestamptz)");
+    sql("GRANT USAGE ON SEQUENCE arrive.granted_arrival_seq TO \"" + app.name() + "\"");
+    List<String> before = sequencePrivileges("arrive.granted_arrival_seq");
+    manager.enableTracking(
+        TrackingSpec.builder("granted", "arrive.granted").arrivalColumn("arrival").build());
+    Login consumer = roles.create("arrival_consumer");
+    sql("GRANT USAGE ON SCHEMA arrive TO \"" + consumer.name() + "\"");
+    sql("SELECT inbox.grant_inbox('granted', ?, 'consumer')", consumer.name());
+    send("granted", "m", 5);
+    // The claim moves its floors, which reads the sequence's last value.
+    assertThat(consumer.count("SELECT count(*) FROM inbox.claim_granted(10)")).isEqualTo(5);
+    assertThat(sequencePrivileges("arrive.granted_arrival_seq")).isNotEqualTo(before);
+
+    manager.dropInbox("granted", false);
+    assertThat(sequencePrivileges("arrive.granted_arrival_seq")).isEqualTo(before);
+  }
+
+  /** Who holds which privilege on a sequence, owner and grantor aside. */
+  private static List<String> sequencePrivileges(String sequence) {
+    return jdbi.withHandle(
+        h ->
+            h.createQuery(
+                    "SELECT x.grantee::regrole || ':' || x.privilege_type || ':' || x.is_grantable"
+                        + " FROM pg_class c, aclexplode(c.relacl) x"
+                        + " WHERE c.oid = ?::regclass AND x.grantee <> c.relowner ORDER BY 1")
+                .bind(0, sequence)
+                .mapTo(String.class)
+                .list());
   }
 
   @Test
