@@ -515,8 +515,10 @@ BEGIN
     RETURN (SELECT jsonb_object_agg(f.feature, CASE WHEN f.enabled THEN jsonb_build_object('enabled', true)
         ELSE jsonb_build_object('enabled', false, 'reason', f.reason) END)
     FROM (VALUES
-        ('arrival_order', c.received_at_column IS NOT NULL,
+        ('arrival_order', c.received_at_column IS NOT NULL OR c.arrival_column IS NOT NULL,
          'no received_at column: messages are claimed and listed in id order, not by arrival'),
+        ('claim_floors', c.managed OR c.arrival_column IS NOT NULL,
+         'no arrival column: claims walk the table''s index from its front, over every message claimed while a long transaction holds the xmin horizon'),
         ('message_age', c.received_at_column IS NOT NULL,
          'no received_at column: no oldest-pending age in health (the age thresholds never trip) and no dead-letter retention'),
         ('aggregate', c.aggregate_column IS NOT NULL,

@@ -122,6 +122,10 @@ class TrackedClaimFloorTest extends InboxTestSupport {
             + " ('first', 't', now()), ('second', 't', now() - interval '1 hour')");
     try (Claimer claimer = new Claimer(database, "by_arrival")) {
       assertThat(claimer.claim(10)).containsExactly("first", "second");
+      assertThat(
+              claimer.scalar(
+                  "SELECT inbox.inbox_status('by_arrival') -> 'features' -> 'claim_floors' ->> 'enabled'"))
+          .isEqualTo("true");
       // A claimed row's seq is its arrival.
       sql("INSERT INTO arrive.by_arrival (event_id, event_type) VALUES ('third', 't')");
       assertThat(claimer.scalar("SELECT seq FROM inbox.claim_by_arrival(1)")).isEqualTo("3");
